@@ -1,0 +1,225 @@
+"""The batch entry point for programs (../shared/docs/queries.md): a JSON list of queries in, a JSON list of
+answers out, one per query, in order.
+
+Each kind has one handler, registered with :func:`handler` by the submodules (``ask.movement``,
+``ask.los``, ``ask.effects``). A handler reads its query through :class:`Query` (which raises
+:class:`~asl_terrain.errors.QueryError` naming the key and what was expected) and returns a ruling with
+``to_json()``. A query that cannot be answered becomes ``{"kind": ..., "error": ...}``; the others are
+still answered.
+
+Imports: the engines, model, chart, rulings, units. Never cli or render.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable, Iterable
+
+from ..chart import Chart, default_chart
+from ..errors import AslTerrainError, QueryError, UserError
+from ..grid import Hex, Hexside, Vertex
+from ..model import Conditions, Location, Map
+from ..units import Unit
+
+#: every kind of queries.md, in its order
+CONTRACT_KINDS = (
+    "move", "path", "reach", "los", "viewshed", "tem", "setup", "stacking", "bypass-effects", "tca-change",
+    "vca-change", "place-rubble", "remove", "street-fighting", "load", "unload", "unhook", "sniper-target",
+    "end-of-player-turn", "rubble-drm",
+)
+
+
+class QueryFileError(UserError):
+    """The query file itself cannot be read (exit status 2)."""
+
+
+@dataclass(frozen=True)
+class Context:
+    """What every handler gets: the map, the chart and the conditions in force for this query."""
+
+    map: Map
+    chart: Chart
+    conditions: Conditions
+
+
+class Query:
+    """A query object with typed, checked access to its keys."""
+
+    def __init__(self, data: dict[str, Any], m: Map) -> None:
+        self.data = data
+        self.map = m
+        self.kind: str = data["kind"]
+
+    def has(self, key: str) -> bool:
+        return key in self.data and self.data[key] is not None
+
+    def raw(self, key: str, default: Any = None) -> Any:
+        return self.data.get(key, default)
+
+    def _req(self, key: str) -> Any:
+        if key not in self.data or self.data[key] is None:
+            raise QueryError(f"missing key {key!r}")
+        return self.data[key]
+
+    def _str(self, key: str, what: str) -> str:
+        v = self._req(key)
+        if not isinstance(v, str):
+            raise QueryError(f"{key}: expected {what} as a string, got {v!r}")
+        return v
+
+    def location(self, key: str) -> Location:
+        """A Location or Bypass position named by ``key``."""
+        return self._wrap(key, lambda: self.map.parse_location(self._str(key, "a Location such as 'N17'")))
+
+    def hex(self, key: str) -> Hex:
+        return self._wrap(key, lambda: self.map.parse_hex(self._str(key, "a hex such as 'N17'")))
+
+    def hexside(self, key: str) -> Hexside:
+        return self._wrap(key, lambda: self.map.parse_hexside(self._str(key, "a hexside such as 'N17-O17'")))
+
+    def vertex(self, key: str) -> Vertex:
+        return self._wrap(key, lambda: self.map.parse_vertex(self._str(key, "a vertex such as 'O17-O18-P17'")))
+
+    def unit(self, default: Any = "infantry") -> Unit:
+        try:
+            return Unit.from_json(self.data.get("unit", default))
+        except QueryError:
+            raise
+        except AslTerrainError as e:
+            raise QueryError(f"unit: {e}") from None
+
+    def flag(self, key: str, default: bool = False) -> bool:
+        v = self.data.get(key, default)
+        if v is None:
+            return default
+        if not isinstance(v, bool):
+            raise QueryError(f"{key}: expected true or false, got {v!r}")
+        return v
+
+    def optional_flag(self, key: str) -> bool | None:
+        v = self.data.get(key)
+        if v is not None and not isinstance(v, bool):
+            raise QueryError(f"{key}: expected true, false or null, got {v!r}")
+        return v
+
+    def number(self, key: str, default: Any = None, minimum: float | None = None) -> Any:
+        v = self.data.get(key, default)
+        if v is None:
+            if default is None and key not in self.data:
+                return None
+            return default
+        if isinstance(v, bool) or not isinstance(v, (int, float)):
+            raise QueryError(f"{key}: expected a number, got {v!r}")
+        if minimum is not None and v < minimum:
+            raise QueryError(f"{key}: expected a number >= {minimum}, got {v!r}")
+        return v
+
+    def choice(self, key: str, choices: Iterable[str], default: str | None = None) -> str | None:
+        v = self.data.get(key, default)
+        opts = tuple(choices)
+        if v is None:
+            return default
+        if v not in opts:
+            raise QueryError(f"{key}: {v!r} is not one of {', '.join(repr(c) for c in opts)}")
+        return str(v)
+
+    def _wrap(self, key: str, fn: Callable[[], Any]) -> Any:
+        try:
+            return fn()
+        except QueryError as e:
+            msg = str(e)
+            raise type(e)(msg if msg.startswith(key + ":") or msg.startswith("missing key") else f"{key}: {msg}") \
+                from None
+
+
+Handler = Callable[[Context, Query], Any]
+HANDLERS: dict[str, Handler] = {}
+
+
+def handler(kind: str) -> Callable[[Handler], Handler]:
+    """Register the handler of one query kind."""
+
+    def deco(fn: Handler) -> Handler:
+        HANDLERS[kind] = fn
+        return fn
+
+    return deco
+
+
+def answer_one(m: Map, q: Any, chart: Chart | None = None, debug: bool = False) -> dict[str, Any]:
+    """The answer to one query object (an error object when it cannot be answered)."""
+    chart = chart or default_chart()
+    if not isinstance(q, dict):
+        return {"kind": None, "error": f"a query must be a JSON object with a \"kind\", got {json.dumps(q)[:60]}"}
+    kind = q.get("kind")
+    if not isinstance(kind, str):
+        return {"kind": kind, "error": "missing key 'kind'; expected one of " + ", ".join(CONTRACT_KINDS)}
+    fn = HANDLERS.get(kind)
+    if fn is None:
+        if kind in CONTRACT_KINDS:
+            return {"kind": kind, "error": f"kind {kind!r} is in the query contract but no engine of this "
+                                           "version answers it yet"}
+        return {"kind": kind, "error": f"unknown kind {kind!r}; expected one of " + ", ".join(CONTRACT_KINDS)}
+    try:
+        cond = m.conditions.updated(q.get("conditions")) if q.get("conditions") is not None else m.conditions
+        if q.get("conditions") is not None and not isinstance(q.get("conditions"), dict):
+            raise QueryError("conditions: expected an object such as {\"month\": 10, \"weather\": \"mud\"}")
+        ruling = fn(Context(m, chart, cond), Query(q, m))
+        out: dict[str, Any] = ruling.to_json() if hasattr(ruling, "to_json") else dict(ruling)
+        out["kind"] = kind
+        return out
+    except UserError as e:
+        return {"kind": kind, "error": str(e)}
+    except Exception as e:  # a bug: reported as such, never dressed up as a user error
+        if debug:
+            raise
+        return {"kind": kind, "error": f"internal error ({type(e).__name__}: {e}); please report this query "
+                                       "with the map (run with --debug for the traceback)"}
+
+
+def answer_all(m: Map, queries: list[Any], chart: Chart | None = None,
+               debug: bool = False) -> tuple[list[dict[str, Any]], int]:
+    """Answer a batch; returns (answers, exit status): 0 all answered, 1 when any answer is an error."""
+    answers = [answer_one(m, q, chart, debug) for q in queries]
+    return answers, (1 if any("error" in a for a in answers) else 0)
+
+
+def read_queries(source: str) -> list[Any]:
+    """A query file (or ``-`` for stdin) decoded: a JSON list of query objects (a lone object is a list of one).
+
+    :raises QueryFileError: when it cannot be read or is not JSON.
+    """
+    try:
+        text = sys.stdin.read() if source == "-" else Path(source).read_text(encoding="utf-8")
+    except OSError as e:
+        raise QueryFileError(f"{source}: cannot read the query file ({e.strerror or e})") from None
+    except UnicodeDecodeError:
+        raise QueryFileError(f"{source}: the query file is not UTF-8 text") from None
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as e:
+        raise QueryFileError(f"{'stdin' if source == '-' else source}: not valid JSON ({e}); expected a JSON "
+                             "list of query objects") from None
+    if isinstance(data, dict):
+        return [data]
+    if not isinstance(data, list):
+        raise QueryFileError(f"{source}: expected a JSON list of query objects, got {type(data).__name__}")
+    return data
+
+
+def _load_handlers() -> None:
+    # the engine handler modules register themselves; a missing one simply leaves its kinds unserved
+    import importlib
+
+    for name in ("movement", "los", "effects"):
+        try:
+            importlib.import_module(f"{__name__}.{name}")
+        except ModuleNotFoundError as e:
+            if e.name != f"{__name__}.{name}":
+                raise
+
+
+_load_handlers()

@@ -1,0 +1,606 @@
+"""The map the engines read: :class:`Map`, :class:`HexTerrain`, :class:`HexsideTerrain`, :class:`Counter`
+and :class:`Location`.
+
+A :class:`Map` is built once from a map file (:mod:`asl_terrain.mapfile`) and then only read. It derives
+what the format leaves unwritten (map-format.md "Defaults that need no writing"): Crest Line hexsides
+from differing Base Levels, stream and culvert hexsides between stream (culvert) hexes, building types.
+It knows which Locations each hex has (B23, P4.2, P5.2, P5.3) and parses and prints their names.
+
+Imports: errors, grid, mapfile. Never an engine.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any, Iterator, Literal
+
+from .errors import AslTerrainError, BadName, MapError, NotAdjacent, UnknownLocation
+from .grid import Hex, Hexside, Vertex, column_label, parse_hex_name
+from .mapfile import (
+    ConditionsModel,
+    Grid,
+    MapFile,
+    MinesCounter,
+    ResidualFpCounter,
+    RoadblockCounter,
+    SmokeCounter,
+    VehicleCounter,
+    WreckCounter,
+    parse_map_data,
+    read_map_document,
+)
+
+Place = Literal["", "rooftop", "crest", "culvert"]
+
+
+@dataclass(frozen=True, slots=True)
+class Conditions:
+    """Month, weather and frigid water (map-format.md [conditions]); a query may override them."""
+
+    month: int = 6
+    weather: str = "clear"
+    frigid: bool = False
+
+    def updated(self, overrides: dict[str, Any] | None) -> Conditions:
+        """These conditions with a query's ``conditions`` object applied (validated as in the map file)."""
+        if not overrides:
+            return self
+        merged = {"month": self.month, "weather": self.weather, "frigid": self.frigid, **overrides}
+        try:
+            m = ConditionsModel.model_validate(merged)
+        except Exception as e:  # pydantic.ValidationError; re-raised as a query problem by the caller
+            from .errors import QueryError
+
+            raise QueryError(f"conditions: {e.errors()[0]['msg']}; expected month 1-12, weather one of clear, "
+                             "rain, snow, deep-snow, mud, frigid true/false") from None
+        return Conditions(m.month, m.weather, m.frigid)
+
+
+@dataclass(frozen=True, slots=True)
+class HexTerrain:
+    """What one hex holds (after the map file's blocks are applied in order)."""
+
+    hex: Hex
+    terrain: str = "open"
+    level: int = 0
+    building: str | None = None
+    building_type: str | None = None
+    upper_levels: int = 0
+    steeple: bool = False
+    building_id: str | None = None
+    stairwell: bool = False
+    stream: str | None = None
+    culvert: bool = False
+    ford: bool = False
+    offboard: bool = False
+
+    @property
+    def base_level(self) -> int:
+        """The Base Level: the hill (or Crest) level of the hex, not changed by slopes (P2.3)."""
+        return self.level
+
+    @property
+    def is_building(self) -> bool:
+        return self.terrain == "building"
+
+    @property
+    def is_stream(self) -> bool:
+        return self.stream is not None
+
+    @property
+    def in_level(self) -> int:
+        """The level of a Location IN the stream: one below the Crest level (map-format.md)."""
+        return self.level - 1 if self.is_stream else self.level
+
+    @property
+    def building_levels(self) -> int:
+        """Building Locations above ground, steeple excluded (B23.22, P5.3, multi-level ``upper_levels``)."""
+        if not self.is_building:
+            return 0
+        if self.building_type in ("two-story-house", "single-hex-two-story-house"):
+            return 1
+        if self.building_type == "multi-level":
+            return self.upper_levels
+        return 0
+
+    @property
+    def steeple_level(self) -> int | None:
+        """The Steeple Location's level: one above the highest other building Location (P5.2)."""
+        return self.building_levels + 1 if (self.is_building and self.steeple) else None
+
+    @property
+    def top_level(self) -> int:
+        """The highest building level of this hex, the steeple included (0 for no building)."""
+        s = self.steeple_level
+        return s if s is not None else self.building_levels
+
+    @property
+    def has_rooftop(self) -> bool:
+        """Rooftop Location (B23.8): none on single-story houses (B23.21), single-hex two-story houses
+        (P5.3), or in a steeple hex (P5.2)."""
+        return (self.is_building and not self.steeple
+                and self.building_type not in ("single-story-house", "single-hex-two-story-house"))
+
+    @property
+    def has_stairwell(self) -> bool:
+        """A stairwell links the building levels: as mapped, or inherent (P5.2 steeple, P5.3 house)."""
+        return self.is_building and (self.stairwell or self.steeple
+                                     or self.building_type == "single-hex-two-story-house")
+
+
+@dataclass(frozen=True, slots=True)
+class HexsideTerrain:
+    """What lies on one hexside, written or derived."""
+
+    hexside: Hexside
+    road: str | None = None
+    narrow_street: str | None = None
+    slope: Hex | None = None
+    fence: bool = False
+    wall: bool = False
+    hedge: bool = False
+    stream: bool = False
+    culvert: bool = False
+    crest: bool = False
+
+    @property
+    def is_road(self) -> bool:
+        """A road depiction crosses it (B3.1) or overprints it (a Narrow Street is a road, P5.1)."""
+        return self.road is not None or self.narrow_street is not None
+
+    def down_slope(self, h: Hex) -> bool:
+        """True when ``h`` is Down-Slope across this slope hexside (hash marks in ``h``, P2.2)."""
+        return self.slope == h
+
+    def up_slope(self, h: Hex) -> bool:
+        """True when ``h`` is Up-Slope across this slope hexside (hash marks in the other hex, P2.2)."""
+        return self.slope is not None and self.slope != h and h in self.hexside.hexes
+
+
+@dataclass(frozen=True, slots=True)
+class Counter:
+    """A counter on the map: SMOKE, residual FP, mines, roadblock, wreck, vehicle, rubble, blaze, entrenchment."""
+
+    type: str
+    at: Hex | None = None
+    hexside: Hexside | None = None
+    strength: int = 0
+    fp: int = 0
+    kind: str | None = None
+    hidden: bool = False
+    arrow: Vertex | None = None
+    bypass: Hexside | None = None
+    burning: bool = False
+    immobile: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Location:
+    """A Location, or a Bypass position, as map-format.md names them.
+
+    ``level`` is the building level (0 = ground; the steeple is the level above the highest building
+    Location); ``place`` is ``""`` (the hex's base Location: ground level, or IN the stream in a stream
+    hex), ``"rooftop"``, ``"crest"`` or ``"culvert"``. A Bypass position has ``bypass`` (the hexside
+    along which the unit bypasses) or ``vertex`` (where its LOS is traced, A4.34), or both.
+    """
+
+    hex: Hex
+    level: int = 0
+    place: Place = ""
+    bypass: Hexside | None = None
+    vertex: Vertex | None = None
+
+    @property
+    def is_bypass(self) -> bool:
+        return self.bypass is not None or self.vertex is not None
+
+    @property
+    def is_ground(self) -> bool:
+        """The hex's base Location, not in Bypass."""
+        return self.level == 0 and self.place == "" and not self.is_bypass
+
+    def text(self, prefix: str = "") -> str:
+        """The canonical name, with the map's prefix once at the start."""
+        s = prefix + self.hex.name
+        if self.place:
+            s += "/" + self.place
+        elif self.level:
+            s += f"/{self.level}"
+        if self.vertex is not None:
+            s += "@" + "-".join(h.name for h in self.vertex.hexes)
+        elif self.bypass is not None:
+            s += "@" + self.bypass.name
+        return s
+
+    def __str__(self) -> str:
+        return self.text()
+
+    def base(self) -> Location:
+        """The same Location without any Bypass position."""
+        return Location(self.hex, self.level, self.place)
+
+
+_LOC_RE = re.compile(r"^(?P<hex>[^/@\s]+)(?:/(?P<sub>[A-Za-z0-9]+))?(?:@(?P<at>[^\s]+))?$")
+
+
+class Map:
+    """A map, frozen after construction. Build it with :meth:`load` or :meth:`from_data`.
+
+    Every hex of the grid exists (open ground at level 0 unless the file says otherwise).
+    """
+
+    def __init__(self, name: str, prefix: str, grid: Grid, conditions: Conditions,
+                 hexes: dict[Hex, HexTerrain], hexsides: dict[Hexside, HexsideTerrain],
+                 counters: tuple[Counter, ...], source: str = "<map>") -> None:
+        self.name = name
+        self.prefix = prefix
+        self.grid = grid
+        self.conditions = conditions
+        self._hexes = hexes
+        self._written_hexsides = hexsides
+        self._hexsides: dict[Hexside, HexsideTerrain] = {}
+        self.counters = counters
+        self.source = source
+        self._by_hex: dict[Hex, tuple[Counter, ...]] = {}
+        acc: dict[Hex, list[Counter]] = {}
+        for c in counters:
+            for h in ([c.at] if c.at is not None else list(c.hexside.hexes) if c.hexside is not None else []):
+                acc.setdefault(h, []).append(c)
+        self._by_hex = {h: tuple(v) for h, v in acc.items()}
+
+    # ------------------------------------------------------------------ construction
+    @classmethod
+    def load(cls, path: str | Path) -> Map:
+        """Load a map file (TOML, or JSON by suffix). :raises MapError: naming the file."""
+        p = Path(path)
+        return cls.from_data(read_map_document(p), source=str(p))
+
+    @classmethod
+    def from_data(cls, data: Any, source: str = "<map>") -> Map:
+        """Build a map from a decoded document (the dict TOML or JSON gives)."""
+        mf, grid = parse_map_data(data, source)
+        return _build(mf, grid, source)
+
+    # ------------------------------------------------------------------ hexes and hexsides
+    def __contains__(self, h: object) -> bool:
+        return isinstance(h, Hex) and h in self.grid
+
+    def hexes(self) -> Iterator[Hex]:
+        """Every hex of the map, column by column."""
+        for c in range(self.grid.col_first, self.grid.col_last + 1):
+            for r in range(self.grid.row_first, self.grid.row_last + 1):
+                yield Hex(c, r)
+
+    def __len__(self) -> int:
+        g = self.grid
+        return (g.col_last - g.col_first + 1) * (g.row_last - g.row_first + 1)
+
+    def terrain(self, h: Hex) -> HexTerrain:
+        """The terrain of hex ``h``. :raises UnknownLocation: when ``h`` is off the map."""
+        t = self._hexes.get(h)
+        if t is None:
+            if h not in self.grid:
+                raise UnknownLocation(f"hex {self.prefix}{h.name} is not on map {self.name!r} "
+                                      f"({self.grid.describe()})")
+            t = self._default
+            t = replace(t, hex=h)
+            self._hexes[h] = t
+        return t
+
+    def hexside(self, hs: Hexside) -> HexsideTerrain:
+        """What lies on ``hs``, written or derived (Crest Line, stream and culvert defaults)."""
+        t = self._hexsides.get(hs)
+        if t is None:
+            t = self._derive_hexside(hs)
+            self._hexsides[hs] = t
+        return t
+
+    def _derive_hexside(self, hs: Hexside) -> HexsideTerrain:
+        a, b = hs.hexes
+        ta = self.terrain(a) if a in self.grid else None
+        tb = self.terrain(b) if b in self.grid else None
+        crest = ta is not None and tb is not None and ta.level != tb.level
+        stream = bool(ta and tb and ta.is_stream and tb.is_stream)
+        culvert = bool(ta and tb and ta.culvert and tb.culvert)
+        w = self._written_hexsides.get(hs)
+        if w is None:
+            return HexsideTerrain(hs, stream=stream, culvert=culvert, crest=crest)
+        return replace(
+            w,
+            stream=stream if w.stream is None else w.stream,  # type: ignore[arg-type]
+            culvert=culvert if w.culvert is None else w.culvert,  # type: ignore[arg-type]
+            crest=crest if w.crest is None else w.crest,  # type: ignore[arg-type]
+        )
+
+    def is_crest_line(self, hs: Hexside) -> bool:
+        """A Crest Line hexside: its hexes differ in Base Level, unless the file says otherwise (B10.11)."""
+        return self.hexside(hs).crest
+
+    def neighbours(self, h: Hex) -> tuple[Hex, ...]:
+        """The on-map neighbours of ``h``."""
+        return tuple(n for n in h.neighbours() if n in self.grid)
+
+    def hexsides_of(self, h: Hex) -> tuple[HexsideTerrain, ...]:
+        """The six hexsides of ``h`` in direction order (N, NE, SE, S, SW, NW)."""
+        return tuple(self.hexside(hs) for hs in h.hexsides())
+
+    # ------------------------------------------------------------------ counters
+    def counters_at(self, h: Hex) -> tuple[Counter, ...]:
+        """Counters in hex ``h`` (a roadblock counts in both hexes of its hexside)."""
+        return self._by_hex.get(h, ())
+
+    def smoke(self, h: Hex) -> int:
+        """The strongest SMOKE in ``h`` (0 for none)."""
+        return max((c.strength for c in self.counters_at(h) if c.type == "smoke"), default=0)
+
+    def residual_fp(self, h: Hex) -> int:
+        return max((c.fp for c in self.counters_at(h) if c.type == "residual-fp"), default=0)
+
+    def mines(self, h: Hex) -> tuple[Counter, ...]:
+        return tuple(c for c in self.counters_at(h) if c.type == "mines" and c.at == h)
+
+    def has_counter(self, h: Hex, type_: str) -> bool:
+        return any(c.type == type_ and c.at == h for c in self.counters_at(h))
+
+    def roadblock(self, hs: Hexside) -> Counter | None:
+        """The roadblock counter on ``hs``, if any."""
+        for c in self.counters_at(hs.hexes[0]):
+            if c.type == "roadblock" and c.hexside == hs:
+                return c
+        return None
+
+    def vehicles(self, h: Hex) -> tuple[Counter, ...]:
+        """Vehicles and wrecks in ``h``."""
+        return tuple(c for c in self.counters_at(h) if c.type in ("vehicle", "wreck") and c.at == h)
+
+    # ------------------------------------------------------------------ Locations
+    def locations(self, h: Hex) -> tuple[Location, ...]:
+        """Every Location of hex ``h``: the base Location, building levels (steeple included), rooftop,
+        Crest status in a stream hex, the Stream Culvert."""
+        t = self.terrain(h)
+        locs = [Location(h)]
+        locs += [Location(h, lv) for lv in range(1, t.top_level + 1)]
+        if t.has_rooftop:
+            locs.append(Location(h, 0, "rooftop"))
+        if t.is_stream:
+            locs.append(Location(h, 0, "crest"))
+        if t.culvert:
+            locs.append(Location(h, 0, "culvert"))
+        return tuple(locs)
+
+    def check_location(self, loc: Location) -> Location:
+        """``loc`` if it exists on this map; else :class:`UnknownLocation` saying which do."""
+        t = self.terrain(loc.hex)
+        if loc.base() not in self.locations(loc.hex):
+            have = ", ".join(x.text(self.prefix) for x in self.locations(loc.hex))
+            raise UnknownLocation(f"Location {loc.base().text(self.prefix)} does not exist; "
+                                  f"hex {self.prefix}{loc.hex.name} ({_describe(t)}) has: {have}")
+        return loc
+
+    def parse_hex(self, text: str) -> Hex:
+        """A hex on this map from its name, with or without the map's prefix."""
+        try:
+            prefix, h = parse_hex_name(text.strip())
+        except BadName:
+            raise BadName(f"{text!r} is not a hex name; expected a column and row such as "
+                          f"'{self.prefix}N17'") from None
+        if prefix and prefix != self.prefix:
+            raise UnknownLocation(f"hex {text!r} has prefix {prefix!r}; this map's prefix is {self.prefix!r}")
+        if h not in self.grid:
+            raise UnknownLocation(f"hex {text!r} is not on map {self.name!r} ({self.grid.describe()})")
+        return h
+
+    def parse_hexside(self, text: str) -> Hexside:
+        """A hexside from ``N17-O17`` (either order). :raises NotAdjacent: when not adjacent."""
+        parts = text.strip().split("-")
+        if len(parts) != 2:
+            raise BadName(f"{text!r} is not a hexside; expected two adjacent hexes such as "
+                          f"'{self.prefix}N17-O17'")
+        a, b = (self.parse_hex(p) for p in parts)
+        if not a.is_adjacent(b):
+            raise NotAdjacent(f"hexside {text!r}: {a.name} and {b.name} are not adjacent")
+        return Hexside.of(a, b)
+
+    def parse_vertex(self, text: str) -> Vertex:
+        """A vertex from its three hexes in any order."""
+        parts = text.strip().split("-")
+        if len(parts) != 3:
+            raise BadName(f"{text!r} is not a vertex; expected three mutually adjacent hexes such as "
+                          f"'{self.prefix}O17-O18-P17'")
+        a, b, c = (self.parse_hex(p) if i == 0 else self._hex_any(p) for i, p in enumerate(parts))
+        try:
+            return Vertex.of(a, b, c)
+        except AslTerrainError:
+            raise NotAdjacent(f"vertex {text!r}: its three hexes are not mutually adjacent") from None
+
+    def _hex_any(self, text: str) -> Hex:
+        # the hexes of a vertex may lie just off the map's edge
+        try:
+            prefix, h = parse_hex_name(text.strip())
+        except BadName:
+            raise BadName(f"{text!r} is not a hex name") from None
+        return h
+
+    def parse_location(self, text: str) -> Location:
+        """A Location or Bypass position: ``N17``, ``N17/1``, ``N17/0``, ``J19/2``, ``MM6/crest``,
+        ``LL7/culvert``, ``N17/rooftop``, ``O17@O17-O18-N17``, ``N17@N17-O17``.
+
+        :raises BadName: for a malformed name. :raises UnknownLocation: for one that does not exist.
+        """
+        if not isinstance(text, str):
+            raise BadName(f"{text!r} is not a Location name; expected a string such as 'N17' or 'N17/1'")
+        m = _LOC_RE.match(text.strip())
+        if not m:
+            raise BadName(f"{text!r} is not a Location; expected a hex with an optional '/level', "
+                          "'/rooftop', '/crest' or '/culvert', and an optional '@hexside' or '@vertex'")
+        h = self.parse_hex(m["hex"])
+        level, place = 0, ""
+        sub = m["sub"]
+        if sub is not None:
+            if sub.isdigit():
+                level = int(sub)
+            elif sub in ("rooftop", "crest", "culvert"):
+                place = sub
+            else:
+                raise BadName(f"{text!r}: '/{sub}' is not a Location; expected a building level number, "
+                              "'rooftop', 'crest' or 'culvert'")
+        loc = self.check_location(Location(h, level, place))  # type: ignore[arg-type]
+        at = m["at"]
+        if at is None:
+            return loc
+        n = len(at.split("-"))
+        if n == 2:
+            hs = self.parse_hexside(at)
+            if h not in hs.hexes:
+                raise UnknownLocation(f"{text!r}: hexside {at} is not a hexside of {h.name}")
+            return Location(self.bypass_hex(hs, h), level, place, bypass=hs)  # type: ignore[arg-type]
+        if n == 3:
+            v = self.parse_vertex(at)
+            if h not in v.hexes:
+                raise UnknownLocation(f"{text!r}: vertex {at} is not a vertex of {h.name}")
+            return Location(h, level, place, vertex=v)  # type: ignore[arg-type]
+        raise BadName(f"{text!r}: after '@' expected a hexside (N17-O17) or a vertex (O17-O18-N17)")
+
+    def bypass_hex(self, hs: Hexside, h: Hex) -> Hex:
+        """The hex a unit Bypassing along ``hs`` is in: ``h``, except that along a Narrow Street hexside
+        that is also a Crest Line it is always the lower hex (P5.11)."""
+        t = self.hexside(hs)
+        if t.narrow_street is not None and t.crest:
+            a, b = hs.hexes
+            la, lb = self.terrain(a).level, self.terrain(b).level
+            if la != lb:
+                return a if la < lb else b
+        return h
+
+    # ------------------------------------------------------------------ names
+    def name_of(self, x: Hex | Hexside | Vertex | Location) -> str:
+        """The canonical name of a hex, hexside, vertex or Location, with the map's prefix once."""
+        if isinstance(x, Location):
+            return x.text(self.prefix)
+        if isinstance(x, Vertex):
+            return self.prefix + "-".join(h.name for h in x.hexes)
+        return self.prefix + x.name
+
+    def describe_hex(self, h: Hex) -> str:
+        return _describe(self.terrain(h))
+
+    _default: HexTerrain
+
+
+def _describe(t: HexTerrain) -> str:
+    parts = [t.terrain if not t.is_stream else f"stream-{t.terrain}" if t.terrain != "open" else "stream"]
+    if t.is_building:
+        parts.insert(0, t.building_type or "building")
+    parts.append(f"level {t.level}")
+    return ", ".join(parts)
+
+
+_HEX_KEYS = ("level", "terrain", "building", "building_type", "upper_levels", "steeple", "building_id",
+             "stairwell", "stream", "culvert", "ford", "offboard")
+
+
+def _build(mf: MapFile, grid: Grid, source: str) -> Map:
+    default = HexTerrain(Hex(0, 0), terrain=mf.defaults.terrain, level=mf.defaults.level)
+    raw: dict[Hex, dict[str, Any]] = {}
+    for hb in mf.hex:
+        vals = {k: getattr(hb, k) for k in _HEX_KEYS if getattr(hb, k) is not None}
+        for text in hb.at:
+            raw.setdefault(Hex.parse(text), {}).update(vals)
+    problems: list[str] = []
+    hexes: dict[Hex, HexTerrain] = {}
+    for h, vals in raw.items():
+        t = HexTerrain(h, **{"terrain": default.terrain, "level": default.level, **vals})
+        if t.building_type is None and t.is_building:
+            t = replace(t, building_type="multi-level" if "upper_levels" in vals else "single-story-house")
+        name = mf.prefix + h.name
+        if not t.is_building:
+            for k in ("building_type", "upper_levels", "steeple", "stairwell", "building_id"):
+                if vals.get(k) not in (None, False) and not (k == "building_id" and t.terrain == "rubble"):
+                    problems.append(f"hex {name}: {k!r} is set but the hex is {t.terrain!r}, not a building")
+        elif t.building_type != "multi-level" and vals.get("upper_levels"):
+            problems.append(f"hex {name}: upper_levels is for multi-level buildings, but building_type is "
+                            f"{t.building_type!r}")
+        if t.building is not None and t.terrain not in ("building", "rubble"):
+            problems.append(f"hex {name}: 'building' (stone/wooden) is set but the hex is {t.terrain!r}")
+        if t.is_building and t.building is None:
+            t = replace(t, building="stone")  # a building's material is needed for TEM; default noted in docs
+        if t.culvert and not t.is_stream:
+            problems.append(f"hex {name}: a Stream Culvert needs a stream hex (set stream = ...) (P4.2)")
+        if t.stream is not None and t.terrain not in ("open", "woods", "pine-woods", "brush", "orchard"):
+            problems.append(f"hex {name}: a stream cannot run through {t.terrain!r} (P4.1)")
+        if t.ford and not t.is_stream:
+            problems.append(f"hex {name}: a ford needs a stream hex (P4.3, B20.8)")
+        hexes[h] = t
+    hexsides: dict[Hexside, HexsideTerrain] = {}
+    raw_hs: dict[Hexside, dict[str, Any]] = {}
+    for sb in mf.hexside:
+        vals = {k: getattr(sb, k) for k in ("road", "narrow_street", "slope", "fence", "wall", "hedge", "stream",
+                                           "culvert", "crest") if getattr(sb, k) is not None}
+        if "slope" in vals:
+            vals["slope"] = Hex.parse(vals["slope"])
+        for text in sb.at:
+            a, b = text.split("-")
+            raw_hs.setdefault(Hexside.of(Hex.parse(a), Hex.parse(b)), {}).update(vals)
+    for hs, vals in raw_hs.items():
+        t_hs = HexsideTerrain(hs, **{"stream": None, "culvert": None, "crest": None, **vals})  # type: ignore[arg-type]
+        if vals.get("culvert"):
+            for h in hs.hexes:
+                th = hexes.get(h, default)
+                if not th.is_stream:
+                    problems.append(f"hexside {mf.prefix}{hs.name}: culvert = true but {mf.prefix}{h.name} is "
+                                    "not a stream hex (P4.22)")
+        hexsides[hs] = t_hs
+    counters: list[Counter] = []
+    for c in mf.counter:
+        if isinstance(c, RoadblockCounter):
+            a, b = c.hexside.split("-")
+            hs = Hexside.of(Hex.parse(a), Hex.parse(b))
+            arrow = None
+            if c.arrow is not None:
+                x, y, z = c.arrow.split("-")
+                arrow = Vertex.of(Hex.parse(x), Hex.parse(y), Hex.parse(z))
+            counters.append(Counter("roadblock", hexside=hs, arrow=arrow))
+            continue
+        at = Hex.parse(c.at)
+        bypass = None
+        if isinstance(c, (WreckCounter, VehicleCounter)) and c.bypass is not None:
+            a, b = c.bypass.split("-")
+            bypass = Hexside.of(Hex.parse(a), Hex.parse(b))
+        if isinstance(c, SmokeCounter):
+            counters.append(Counter("smoke", at=at, strength=c.strength))
+        elif isinstance(c, ResidualFpCounter):
+            counters.append(Counter("residual-fp", at=at, fp=c.fp))
+        elif isinstance(c, MinesCounter):
+            counters.append(Counter("mines", at=at, kind=c.kind, strength=c.strength, hidden=c.hidden))
+        elif isinstance(c, WreckCounter):
+            counters.append(Counter("wreck", at=at, bypass=bypass, burning=c.burning))
+        elif isinstance(c, VehicleCounter):
+            counters.append(Counter("vehicle", at=at, bypass=bypass, immobile=c.immobile))
+        else:
+            counters.append(Counter(c.type, at=at))
+    if problems:
+        msg = (f"{source}: {problems[0]}" if len(problems) == 1 else
+               f"{source}: {len(problems)} problems:\n" + "\n".join(f"  - {p}" for p in problems))
+        raise MapError(msg, problems=problems, source=source)
+    cond = Conditions(mf.conditions.month, mf.conditions.weather, mf.conditions.frigid)
+    m = Map(mf.name or Path(source).stem, mf.prefix, grid, cond, hexes, hexsides, tuple(counters), source)
+    m._default = default
+    return m
+
+
+def demo_map_path() -> Path:
+    """The bundled demo map (the CLI's default map)."""
+    from importlib.resources import files
+
+    return Path(str(files("asl_terrain") / "data" / "demo.toml"))
+
+
+def load_demo() -> Map:
+    """The bundled demo map."""
+    return Map.load(demo_map_path())
+
+
+__all__ = ["Conditions", "Counter", "HexTerrain", "HexsideTerrain", "Location", "Map", "load_demo",
+           "demo_map_path", "column_label", "field"]

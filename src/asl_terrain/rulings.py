@@ -1,0 +1,113 @@
+"""Rulings are values: the answer, the items that make it up, the rules that decided it, an explanation.
+
+Costs come in halves and heights in quarters, so amounts are :class:`fractions.Fraction` inside and
+JSON numbers only at the edge (:func:`num`). Every ruling has ``rules()``, ``explain()`` and
+``to_json()`` (the queries.md keys, and more).
+
+Imports nothing from the package but ``model`` names for typing.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Any, Iterable
+
+Number = int | float
+
+
+def num(x: Fraction | int | float | None) -> Number | None:
+    """A JSON number for a Fraction: an int when whole, else a float (2.5, not "5/2")."""
+    if x is None:
+        return None
+    if isinstance(x, Fraction):
+        return int(x) if x.denominator == 1 else float(x)
+    return x
+
+
+def fmt(x: Fraction | int | None) -> str:
+    """A player's number: 2½, ¾, 3½, -½."""
+    if x is None:
+        return "-"
+    f = Fraction(x)
+    sign = "-" if f < 0 else ""
+    f = abs(f)
+    whole, rest = divmod(f.numerator, f.denominator)
+    frac = {Fraction(1, 2): "½", Fraction(1, 4): "¼", Fraction(3, 4): "¾"}.get(Fraction(rest, f.denominator), "")
+    if rest and not frac:
+        return sign + str(float(f))
+    return sign + (str(whole) if whole or not frac else "") + frac
+
+
+def distinct(rules: Iterable[str]) -> tuple[str, ...]:
+    """Rule references in first-seen order, each once."""
+    seen: dict[str, None] = {}
+    for r in rules:
+        for part in r.split(","):
+            p = part.strip()
+            if p:
+                seen.setdefault(p, None)
+    return tuple(seen)
+
+
+@dataclass(frozen=True, slots=True)
+class Item:
+    """One contribution to a ruling: an MF/MP cost, a TEM or a DRM, with why and the rule."""
+
+    amount: Fraction
+    why: str
+    rule: str
+
+    def to_json(self, key: str = "cost") -> dict[str, Any]:
+        return {key: num(self.amount), "why": self.why, "rule": self.rule}
+
+
+@dataclass(frozen=True, slots=True)
+class Ruling:
+    """A general ruling: an answer (``values``), items, extra rules and sentences.
+
+    The specific rulings of the engines subclass it or build it; ``to_json`` gives the queries.md keys
+    from ``values`` plus ``rules`` and ``explain``.
+    """
+
+    kind: str
+    values: dict[str, Any] = field(default_factory=dict)
+    items: tuple[Item, ...] = ()
+    extra_rules: tuple[str, ...] = ()
+    sentences: tuple[str, ...] = ()
+    item_key: str = "cost"
+
+    def rules(self) -> tuple[str, ...]:
+        return distinct([*(i.rule for i in self.items), *self.extra_rules])
+
+    def explain(self) -> str:
+        parts = list(self.sentences)
+        if self.items:
+            parts.append("; ".join(f"{fmt(i.amount)} {i.why} ({i.rule})" for i in self.items) + ".")
+        return " ".join(parts) if parts else "No rule applies."
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"kind": self.kind}
+        for k, v in self.values.items():
+            out[k] = _jsonable(v)
+        if self.items and "items" not in out:
+            out["items"] = [i.to_json(self.item_key) for i in self.items]
+        out["rules"] = list(self.rules())
+        out["explain"] = self.explain()
+        return out
+
+
+def _jsonable(v: Any) -> Any:
+    if isinstance(v, Fraction):
+        return num(v)
+    if isinstance(v, dict):
+        return {k: _jsonable(x) for k, x in v.items()}
+    if isinstance(v, (list, tuple)):
+        return [_jsonable(x) for x in v]
+    if hasattr(v, "to_json"):
+        return v.to_json()
+    return v
+
+
+def total(items: Iterable[Item]) -> Fraction:
+    return sum((i.amount for i in items), Fraction(0))
