@@ -1,0 +1,3 @@
+from asl_terrain.cli import main
+
+main()
