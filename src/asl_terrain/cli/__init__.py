@@ -114,7 +114,9 @@ def format_value(v: Any) -> str:
 def main() -> None:
     """Console entry point: run the app, turning user errors into one line and exit status 2."""
     try:
-        app(standalone_mode=False)
+        rv = app(standalone_mode=False)
+        if isinstance(rv, int) and rv:
+            sys.exit(rv)
     except UserError as e:
         err_console.print(f"[bold red]error:[/] {e}", soft_wrap=True)
         sys.exit(2)
@@ -124,12 +126,11 @@ def main() -> None:
         err_console.print("aborted")
         sys.exit(130)
     except Exception as e:  # click's usage errors carry their own exit code
-        import click
-
-        if isinstance(e, click.exceptions.ClickException):
+        # click's own usage errors (typer may ship its own click): they print themselves
+        if hasattr(e, "show") and isinstance(getattr(e, "exit_code", None), int):
             e.show()
             sys.exit(e.exit_code)
-        if isinstance(e, click.exceptions.Exit):
+        if type(e).__name__ == "Exit" and isinstance(getattr(e, "exit_code", None), int):
             sys.exit(e.exit_code)
         if State.debug:
             raise
