@@ -1,0 +1,1654 @@
+"""VASL board archives, VASL's terrain table and the VASL LOS oracle files.
+
+VASL (the Virtual ASL module for VASSAL) ships each board as a zip archive holding the board image, a
+``BoardMetadata.xml`` and ``LOSData``: a raster of the board, one ground elevation and one terrain code
+per pixel, from which VASL's LOS engine works. This module reads those archives and VASL's shared terrain
+table, reads the oracle files VASL's own LOS engine produced on each board, and derives from a board a
+map in the structure of ``docs/map-format.md`` (format ``asl-terrain/1``).
+
+Nothing here copies VASL data into the project: everything is read at run time from a VASL data
+directory (see :func:`vasl_data_dir`).
+
+Coordinates
+-----------
+* Pixels: ``(x, y)`` with ``x`` to the right and ``y`` downward, as in the board image. The rasters
+  :attr:`BoardArchive.elevation` and :attr:`BoardArchive.terrain` are numpy arrays shaped
+  ``(grid_width, grid_height)`` and indexed ``[x, y]`` (x-major, as stored in ``LOSData`` and as VASL's
+  ``Map.terrainGrid[x][y]``); use ``.T`` for an image-like ``[y, x]`` view.
+* Hexes: ``(col, row)`` with ``col`` counted from A = 0 (A..Z = 0..25, AA = 26, BB = 27, ...) and ``row``
+  the row number as printed (A1, B0). On a geomorphic board even-index columns hold rows 1..10 and
+  odd-index columns rows 0..10.
+* Hexsides are numbered as VASL numbers them: 0 = N, 1 = NE, 2 = SE, 3 = S, 4 = SW, 5 = NW.
+"""
+
+from __future__ import annotations
+
+import gzip
+import math
+import os
+import re
+import struct
+import xml.etree.ElementTree as ET
+import zipfile
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from functools import cached_property
+from pathlib import Path
+from typing import Any, NamedTuple
+
+import numpy as np
+
+from asl_terrain.errors import BadName, MapError, UnknownLocation
+
+__all__ = [
+    "HEXSIDE_NAMES",
+    "HEX_HEIGHT",
+    "HEX_WIDTH",
+    "BoardArchive",
+    "BoardGeometry",
+    "BoardMetadata",
+    "BoardTerrain",
+    "HexTerrain",
+    "MapConversion",
+    "OracleHex",
+    "OracleLine",
+    "OverlayRule",
+    "PaletteColor",
+    "TerrainTable",
+    "TerrainType",
+    "VaslHex",
+    "board_to_map_dict",
+    "derive_board",
+    "load_terrain_table",
+    "read_board",
+    "read_oracle",
+    "read_oracle_hexes",
+    "vasl_data_dir",
+]
+
+Hex = tuple[int, int]  # (column index, row number as printed)
+HexsideKey = tuple[Hex, Hex]  # the two hexes, ordered by column then row
+
+HEX_WIDTH = 56.25  # horizontal distance between the centres of neighbouring columns, in pixels
+HEX_HEIGHT = 64.5  # distance between the centres of two hexes of one column, in pixels
+HEXSIDE_NAMES = ("N", "NE", "SE", "S", "SW", "NW")
+
+_HALF_HEIGHT = HEX_HEIGHT / 2  # 32.25: centre to the N or S hexside
+_SIDE = HEX_WIDTH * 2 / 3  # 37.5: centre to the E or W vertex (VASL's hexes are not quite regular)
+# vertices, clockwise from the left end of the N hexside; hexside k runs from vertex k to vertex k + 1
+_VERTICES = (
+    (-_SIDE / 2, -_HALF_HEIGHT),
+    (_SIDE / 2, -_HALF_HEIGHT),
+    (_SIDE, 0.0),
+    (_SIDE / 2, _HALF_HEIGHT),
+    (-_SIDE / 2, _HALF_HEIGHT),
+    (-_SIDE, 0.0),
+)
+# neighbour (dcol, drow) per hexside, for even-index and odd-index columns (rows as printed)
+_NEIGHBOURS = (
+    ((0, -1), (1, -1), (1, 0), (0, 1), (-1, 0), (-1, -1)),
+    ((0, -1), (1, 0), (1, 1), (0, 1), (-1, 1), (-1, 0)),
+)
+
+FORMAT = "asl-terrain/1"
+_ENV_VAR = "ASL_TERRAIN_VASL"
+
+
+# --------------------------------------------------------------------------------------------------
+# hex names (private: the grid module owns the public ones)
+
+
+def _column_name(col: int) -> str:
+    if col < 0:
+        raise BadName(f"column index {col} is negative")
+    return chr(ord("A") + col % 26) * (col // 26 + 1)
+
+
+def _column_index(name: str) -> int:
+    if not name or not name.isascii() or not name.isalpha() or not name.isupper() or len(set(name)) != 1:
+        raise BadName(f"{name!r} is not a column name (A..Z, AA, BB, ...)")
+    return (len(name) - 1) * 26 + ord(name[0]) - ord("A")
+
+
+_HEX_NAME = re.compile(r"([A-Z]+)(\d+)")
+
+
+def _parse_hex(name: str) -> Hex:
+    m = _HEX_NAME.fullmatch(name.strip())
+    if not m:
+        raise BadName(f"{name!r} is not a hex name (column letters, then the row number, e.g. A1, BB10)")
+    return _column_index(m.group(1)), int(m.group(2))
+
+
+def _hex_name(hex_: Hex) -> str:
+    return f"{_column_name(hex_[0])}{hex_[1]}"
+
+
+def _hexside_name(key: HexsideKey) -> str:
+    return f"{_hex_name(key[0])}-{_hex_name(key[1])}"
+
+
+def _hexside_key(a: Hex, b: Hex) -> HexsideKey:
+    return (a, b) if a <= b else (b, a)
+
+
+# --------------------------------------------------------------------------------------------------
+# where the VASL data lives
+
+
+def vasl_data_dir() -> Path | None:
+    """The directory holding VASL's data (``SharedBoardMetadata.xml``, ``boards/``, ``oracle/``), or None.
+
+    Looked for, in order: the directory named by the environment variable ``ASL_TERRAIN_VASL``;
+    ``../shared/vasl`` from the current directory; ``shared/vasl`` beside the repository this module
+    was loaded from.
+    """
+    candidates: list[Path] = []
+    env = os.environ.get(_ENV_VAR)
+    if env:
+        candidates.append(Path(env))
+    candidates.append(Path.cwd().parent / "shared" / "vasl")
+    here = Path(__file__).resolve()
+    if len(here.parents) > 3:
+        candidates.append(here.parents[3] / "shared" / "vasl")
+    for candidate in candidates:
+        if (candidate / "SharedBoardMetadata.xml").is_file() or (candidate / "boards").is_dir():
+            return candidate
+    return None
+
+
+def _require_data_dir(what: str) -> Path:
+    found = vasl_data_dir()
+    if found is None:
+        raise MapError(
+            f"cannot find the VASL data for {what}: set {_ENV_VAR} to the directory holding "
+            "SharedBoardMetadata.xml, boards/ and oracle/"
+        )
+    return found
+
+
+# --------------------------------------------------------------------------------------------------
+# terrain table (SharedBoardMetadata.xml)
+
+
+@dataclass(frozen=True)
+class TerrainType:
+    """One VASL terrain type, as ``SharedBoardMetadata.xml`` defines it (``<terrainType>``)."""
+
+    code: int
+    name: str
+    los_category: str  # VASL's LOSCategory: OPEN, WOODS, BUILDING, HEXSIDE, DEPRESSION, ROAD, ...
+    height: int  # in levels
+    obstacle: bool  # isLOSObstacle
+    hindrance: bool  # isLOSHindrance
+    half_level: bool  # isHalfLevelHeight
+    inherent: bool  # isInherentTerrain
+    lower_obstacle: bool  # isLowerLOSObstacle (split terrain: below the split)
+    lower_hindrance: bool  # isLowerLOSHindrance
+    split: float  # the split level of split terrain (marketplaces, factories), 0.0 when none
+    map_color: tuple[int, int, int]
+
+    @property
+    def is_building(self) -> bool:
+        """VASL's ``Terrain.isBuilding``: building, factory or marketplace."""
+        return self.los_category in ("BUILDING", "FACTORY", "MARKETPLACE")
+
+    @property
+    def is_hexside(self) -> bool:
+        """VASL's ``Terrain.isHexside``: hexside terrain (walls, hedges, cliffs, ...) or rowhouse walls."""
+        return self.los_category == "HEXSIDE" or self.name.startswith("Rowhouse Wall")
+
+    @property
+    def is_depression(self) -> bool:
+        return self.los_category == "DEPRESSION"
+
+    @property
+    def is_road(self) -> bool:
+        return self.los_category == "ROAD"
+
+
+@dataclass(frozen=True)
+class PaletteColor:
+    """A named colour of VASL's board palette (``<colors><color .../>``)."""
+
+    name: str
+    rgb: tuple[int, int, int]
+    terrain: str | None  # the terrain name it stands for, None for UNKNOWN
+    elevation: int | None  # its ground level, None for UNKNOWN
+
+
+@dataclass(frozen=True)
+class TerrainTable:
+    """VASL's terrain table: every terrain code with its name, LOS category, height and flags."""
+
+    types: Mapping[int, TerrainType]
+    colors: Mapping[str, PaletteColor]
+    source: str = ""
+
+    def __getitem__(self, code: int) -> TerrainType:
+        try:
+            return self.types[code]
+        except KeyError:
+            raise MapError(f"{self.source}: no terrain type with code {code}") from None
+
+    def __contains__(self, code: object) -> bool:
+        return code in self.types
+
+    def __iter__(self) -> Iterator[TerrainType]:
+        return iter(self.types.values())
+
+    def __len__(self) -> int:
+        return len(self.types)
+
+    def name(self, code: int) -> str:
+        """The terrain's name, or ``"terrain code N"`` for a code the table does not define."""
+        t = self.types.get(code)
+        return t.name if t else f"terrain code {code}"
+
+    def by_name(self, name: str) -> TerrainType:
+        """The terrain type with that name (the lowest code, if a name occurs twice)."""
+        for t in sorted(self.types.values(), key=lambda t: t.code):
+            if t.name == name:
+                return t
+        raise MapError(f"{self.source}: no terrain type named {name!r}")
+
+
+def _flag(value: str | None) -> bool:
+    return (value or "").strip().upper() == "TRUE"
+
+
+def _int_or_none(value: str | None) -> int | None:
+    try:
+        return int(value) if value is not None else None
+    except ValueError:
+        return None
+
+
+def _parse_colors(parent: ET.Element | None) -> dict[str, PaletteColor]:
+    colors: dict[str, PaletteColor] = {}
+    if parent is None:
+        return colors
+    for c in parent.iter("color"):
+        name = c.get("name")
+        if not name or c.get("red") is None:
+            continue
+        terrain = c.get("terrain")
+        colors[name] = PaletteColor(
+            name=name,
+            rgb=(int(c.get("red", 0)), int(c.get("green", 0)), int(c.get("blue", 0))),
+            terrain=None if terrain in (None, "UNKNOWN") else terrain,
+            elevation=_int_or_none(c.get("elevation")),
+        )
+    return colors
+
+
+def load_terrain_table(path: str | Path | None = None) -> TerrainTable:
+    """Read VASL's terrain table from ``SharedBoardMetadata.xml``.
+
+    :param path: the file; by default ``SharedBoardMetadata.xml`` in :func:`vasl_data_dir`.
+    :raises MapError: the file is missing or not a VASL terrain table.
+    """
+    file = Path(path) if path is not None else _require_data_dir("the terrain table") / "SharedBoardMetadata.xml"
+    try:
+        root = ET.parse(file).getroot()
+    except (OSError, ET.ParseError) as exc:
+        raise MapError(f"{file}: cannot read the VASL terrain table: {exc}", source=str(file)) from None
+    types: dict[int, TerrainType] = {}
+    problems: list[str] = []
+    for t in root.iter("terrainType"):
+        try:
+            code = int(t.get("typeCode", ""))
+            types[code] = TerrainType(
+                code=code,
+                name=t.get("name", ""),
+                los_category=t.get("LOSCategory", "OPEN").strip().upper(),
+                height=int(t.get("height", "0")),
+                obstacle=_flag(t.get("isLOSObstacle")),
+                hindrance=_flag(t.get("isLOSHindrance")),
+                half_level=_flag(t.get("isHalfLevelHeight")),
+                inherent=_flag(t.get("isInherentTerrain")),
+                lower_obstacle=_flag(t.get("isLowerLOSObstacle")),
+                lower_hindrance=_flag(t.get("isLowerLOSHindrance")),
+                split=float(t.get("split", "0")),
+                map_color=(
+                    int(t.get("mapColorRed", "0")),
+                    int(t.get("mapColorGreen", "0")),
+                    int(t.get("mapColorBlue", "0")),
+                ),
+            )
+        except ValueError as exc:
+            problems.append(f"terrainType {t.get('name')!r}: {exc}")
+    if problems:
+        raise MapError(f"{file}: bad terrain types: {'; '.join(problems)}", problems=problems, source=str(file))
+    if not types:
+        raise MapError(f"{file}: no <terrainType> elements: not a VASL SharedBoardMetadata.xml", source=str(file))
+    return TerrainTable(types=types, colors=_parse_colors(root.find("colors")), source=str(file))
+
+
+# --------------------------------------------------------------------------------------------------
+# geometry
+
+
+@dataclass(frozen=True)
+class BoardGeometry:
+    """The hex grid of one VASL board in its pixel raster (VASL's "Normal" geomorphic layout).
+
+    Hex centres: ``x = 56.25·col``, ``y = 64.5·row − 32.25·(1 − col % 2)``; as whole pixels (the
+    centre VASL uses) they are truncated and pulled in by one pixel on the right and bottom edges.
+    """
+
+    width: int  # hexes per row (columns)
+    height: int  # hexes in an even-index column
+    grid_width: int  # pixels
+    grid_height: int  # pixels
+
+    def rows(self, col: int) -> range:
+        """The row numbers of column ``col``: 1..height for A, C, E, ...; 0..height for B, D, F, ..."""
+        return range(1, self.height + 1) if col % 2 == 0 else range(self.height + 1)
+
+    @cached_property
+    def hexes(self) -> tuple[Hex, ...]:
+        """Every hex of the board, column by column (the order of :meth:`hex_index_raster`)."""
+        return tuple((c, r) for c in range(self.width) for r in self.rows(c))
+
+    @cached_property
+    def _index(self) -> dict[Hex, int]:
+        return {h: i for i, h in enumerate(self.hexes)}
+
+    def contains(self, col: int, row: int) -> bool:
+        return 0 <= col < self.width and row in self.rows(col)
+
+    def parse(self, name: str) -> Hex:
+        """``"O2"`` → ``(14, 2)``; :class:`UnknownLocation` if the hex is not on this board."""
+        col, row = _parse_hex(name)
+        if not self.contains(col, row):
+            raise UnknownLocation(f"hex {name} is not on this board (columns A-{_column_name(self.width - 1)})")
+        return col, row
+
+    @staticmethod
+    def name(hex_: Hex) -> str:
+        return _hex_name(hex_)
+
+    def centre_exact(self, col: int, row: int) -> tuple[float, float]:
+        return HEX_WIDTH * col, HEX_HEIGHT * row - _HALF_HEIGHT * (1 - col % 2)
+
+    def centre(self, col: int, row: int) -> tuple[int, int]:
+        """The centre pixel VASL uses for the hex (truncated, pulled in on the right and bottom edges)."""
+        x, y = self.centre_exact(col, row)
+        return min(max(int(x), 0), self.grid_width - 1), min(max(int(y), 0), self.grid_height - 1)
+
+    def vertex(self, col: int, row: int, k: int) -> tuple[float, float]:
+        """Vertex ``k`` of the hex: 0 = left end of the N hexside, then clockwise."""
+        x, y = self.centre_exact(col, row)
+        dx, dy = _VERTICES[k % 6]
+        return x + dx, y + dy
+
+    def hexside_segment(self, col: int, row: int, side: int) -> tuple[tuple[float, float], tuple[float, float]]:
+        """The two end vertices of hexside ``side`` (0 = N ... 5 = NW), clockwise."""
+        return self.vertex(col, row, side), self.vertex(col, row, side + 1)
+
+    def neighbour(self, col: int, row: int, side: int) -> Hex | None:
+        """The hex across hexside ``side`` (0 = N ... 5 = NW), or None off the board."""
+        dc, dr = _NEIGHBOURS[col % 2][side % 6]
+        c, r = col + dc, row + dr
+        return (c, r) if self.contains(c, r) else None
+
+    def hex_distance(self, a: Hex, b: Hex) -> int:
+        """The ASL range between two hexes (odd-q offset → cube coordinates)."""
+        qa, ra = a[0], a[1] - (a[0] - (a[0] & 1)) // 2
+        qb, rb = b[0], b[1] - (b[0] - (b[0] & 1)) // 2
+        dq, dr = qa - qb, ra - rb
+        return max(abs(dq), abs(dr), abs(dq + dr))
+
+    def _hex_indices(self, xs: np.ndarray, ys: np.ndarray) -> np.ndarray:
+        """Index into :attr:`hexes` of the hex holding each point (vectorised; points must be on the grid)."""
+        xs = np.asarray(xs, dtype=np.float64)
+        ys = np.asarray(ys, dtype=np.float64)
+        best = np.full(xs.shape, np.inf)
+        found = np.full(xs.shape, -1, dtype=np.int32)
+        base_col = np.rint(xs / HEX_WIDTH).astype(np.int64)
+        index = self._index
+        lookup = np.full((self.width, self.height + 2), -1, dtype=np.int32)
+        for (c, r), i in index.items():
+            lookup[c, r] = i
+        for dc in (-1, 0, 1):
+            col = base_col + dc
+            parity = col % 2
+            base_row = np.rint((ys + _HALF_HEIGHT * (1 - parity)) / HEX_HEIGHT).astype(np.int64)
+            for dr in (-1, 0, 1):
+                row = base_row + dr
+                ok = (col >= 0) & (col < self.width) & (row >= 0) & (row <= self.height + 1)
+                idx = np.where(ok, lookup[np.clip(col, 0, self.width - 1), np.clip(row, 0, self.height + 1)], -1)
+                ok &= idx >= 0
+                cx = HEX_WIDTH * col
+                cy = HEX_HEIGHT * row - _HALF_HEIGHT * (1 - parity)
+                ax, ay = np.abs(xs - cx), np.abs(ys - cy)
+                norm = np.maximum(ay / _HALF_HEIGHT, ax / _SIDE + ay / HEX_HEIGHT)  # ≤ 1 inside the hex
+                better = ok & (norm < best)
+                best = np.where(better, norm, best)
+                found = np.where(better, idx, found)
+        return found
+
+    def hex_at(self, x: float, y: float) -> Hex:
+        """The hex holding pixel ``(x, y)``; :class:`UnknownLocation` off the pixel grid."""
+        if not (0 <= x < self.grid_width and 0 <= y < self.grid_height):
+            raise UnknownLocation(f"pixel ({x}, {y}) is off the board ({self.grid_width} x {self.grid_height})")
+        i = int(self._hex_indices(np.array([x]), np.array([y]))[0])
+        return self.hexes[i]
+
+    def hex_index_raster(self) -> np.ndarray:
+        """For every pixel, the index into :attr:`hexes` of its hex: int16, shaped (grid_width, grid_height)."""
+        xs, ys = np.meshgrid(
+            np.arange(self.grid_width, dtype=np.float64), np.arange(self.grid_height, dtype=np.float64), indexing="ij"
+        )
+        return self._hex_indices(xs, ys).astype(np.int16)
+
+
+# --------------------------------------------------------------------------------------------------
+# board archive
+
+
+@dataclass(frozen=True)
+class OverlayRule:
+    """An SSR overlay of the board (``<overlaySSRule name image x y>``): an image pasted at (x, y)."""
+
+    name: str
+    image: str
+    x: int
+    y: int
+
+
+@dataclass(frozen=True)
+class BoardMetadata:
+    """What ``BoardMetadata.xml`` says about one board."""
+
+    name: str
+    version: str
+    version_date: str
+    author: str
+    image_name: str
+    has_hills: bool
+    width: int | None
+    height: int | None
+    building_types: Mapping[str, str]  # hex name → VASL building terrain name, e.g. "Stone Building, 2 Level"
+    slopes: Mapping[str, tuple[int, ...]]  # hex name → its slope hexsides (0 = N ... 5 = NW)
+    overlays: tuple[OverlayRule, ...]
+    underlays: tuple[str, ...]  # names of the colour-pattern SSR underlays the board defines
+    colors: Mapping[str, PaletteColor]  # the board's palette overrides
+    attributes: Mapping[str, str]  # every attribute of <boardMetadata>, as written
+
+
+def _parse_board_metadata(data: bytes, source: str) -> BoardMetadata:
+    try:
+        root = ET.fromstring(data)
+    except ET.ParseError as exc:
+        raise MapError(f"{source}: BoardMetadata.xml is not XML: {exc}", source=source) from None
+    problems: list[str] = []
+    building_types: dict[str, str] = {}
+    for b in root.iter("buildingType"):
+        hex_name, type_name = (b.get("hexName") or "").strip(), (b.get("buildingTypeName") or "").strip()
+        try:
+            _parse_hex(hex_name)
+            building_types[hex_name] = type_name
+        except BadName as exc:
+            problems.append(f"buildingType: {exc}")
+    slopes: dict[str, tuple[int, ...]] = {}
+    for s in root.iter("slope"):
+        hex_name, sides = (s.get("hex") or "").strip(), (s.get("hexsides") or "").strip()
+        try:
+            _parse_hex(hex_name)
+        except BadName as exc:
+            problems.append(f"slope: {exc}")
+            continue
+        if not sides or any(ch not in "012345" for ch in sides):
+            problems.append(f"slope {hex_name}: hexsides {sides!r} should be digits 0-5 (0 = N, clockwise)")
+            continue
+        slopes[hex_name] = tuple(sorted(set(slopes.get(hex_name, ()) + tuple(int(ch) for ch in sides))))
+    overlays: list[OverlayRule] = []
+    for o in root.iter("overlaySSRule"):
+        x, y = _int_or_none(o.get("x")), _int_or_none(o.get("y"))
+        if o.get("name") and o.get("image") and x is not None and y is not None:
+            overlays.append(OverlayRule(o.get("name", ""), o.get("image", ""), x, y))
+    if problems:
+        raise MapError(f"{source}: bad BoardMetadata.xml: {'; '.join(problems)}", problems=problems, source=source)
+    a = root.attrib
+    return BoardMetadata(
+        name=a.get("name", ""),
+        version=a.get("version", ""),
+        version_date=a.get("versionDate", ""),
+        author=a.get("author", ""),
+        image_name=a.get("boardImageFileName", ""),
+        has_hills=_flag(a.get("hasHills")),
+        width=_int_or_none(a.get("width")),
+        height=_int_or_none(a.get("height")),
+        building_types=building_types,
+        slopes=slopes,
+        overlays=tuple(overlays),
+        underlays=tuple(u.get("name", "") for u in root.iter("underlaySSRule")),
+        colors=_parse_colors(root.find("colors")),
+        attributes=dict(a),
+    )
+
+
+def _unwrap_java_block_data(raw: bytes, source: str) -> bytes:
+    """The concatenated payload of a Java serialization stream made only of block-data records."""
+    if raw[:4] != b"\xac\xed\x00\x05":
+        raise MapError(f"{source}: LOSData is not a Java serialization stream (no AC ED 00 05 magic)", source=source)
+    view = memoryview(raw)
+    chunks: list[memoryview] = []
+    i, n = 4, len(raw)
+    while i < n:
+        tag = raw[i]
+        if tag == 0x77:  # TC_BLOCKDATA: 1-byte length
+            if i + 2 > n:
+                break
+            length, start = raw[i + 1], i + 2
+        elif tag == 0x7A:  # TC_BLOCKDATALONG: 4-byte big-endian length
+            if i + 5 > n:
+                break
+            length, start = int.from_bytes(raw[i + 1 : i + 5], "big"), i + 5
+        else:
+            raise MapError(
+                f"{source}: LOSData: unexpected serialization record 0x{tag:02x} at byte {i} "
+                "(only block data, 0x77 or 0x7A, is expected)",
+                source=source,
+            )
+        if start + length > n:
+            break
+        chunks.append(view[start : start + length])
+        i = start + length
+    if i != n:
+        raise MapError(f"{source}: LOSData is truncated (a block-data record runs past the end)", source=source)
+    return b"".join(chunks)
+
+
+@dataclass(frozen=True)
+class VaslHex:
+    """How VASL itself reads one hex from the board's LOSData (the reading of the oracle's hexes.tsv)."""
+
+    name: str
+    column: int
+    row: int  # as printed
+    centre: tuple[int, int]  # the centre pixel
+    base_level: int  # ground elevation at the centre pixel
+    terrain: str  # VASL's centre-Location terrain
+    hexsides: tuple[str | None, ...]  # hexside terrain (wall, hedge, cliff, ...) on N, NE, SE, S, SW, NW
+
+
+class BoardArchive:
+    """One VASL board archive, read: its LOS rasters, its metadata and the names of its images.
+
+    Use :func:`read_board` to make one.
+    """
+
+    def __init__(
+        self,
+        path: Path,
+        metadata: BoardMetadata,
+        geometry: BoardGeometry,
+        elevation: np.ndarray,
+        terrain: np.ndarray,
+        stairways: frozenset[str],
+        members: tuple[str, ...],
+    ) -> None:
+        self.path = path
+        self.metadata = metadata
+        self.geometry = geometry
+        self.elevation = elevation  #: int8, shaped (grid_width, grid_height), indexed [x, y]
+        self.terrain = terrain  #: uint8 terrain codes, shaped (grid_width, grid_height), indexed [x, y]
+        self.stairways = stairways  #: hexes whose LOSData stairway flag is set
+        self.members = members  #: every file name in the archive
+
+    def __repr__(self) -> str:
+        return f"<BoardArchive {self.archive_name} ({self.width} x {self.height} hexes, {self.path})>"
+
+    @property
+    def archive_name(self) -> str:
+        """The archive's file name, e.g. ``bd01`` (the oracle files are named after it)."""
+        return self.path.name
+
+    @property
+    def name(self) -> str:
+        """The board's name from its metadata (``01``, ``BFPL``), else the archive name."""
+        return self.metadata.name or self.archive_name
+
+    @property
+    def width(self) -> int:
+        return self.geometry.width
+
+    @property
+    def height(self) -> int:
+        return self.geometry.height
+
+    @property
+    def grid_width(self) -> int:
+        return self.geometry.grid_width
+
+    @property
+    def grid_height(self) -> int:
+        return self.geometry.grid_height
+
+    @property
+    def image_name(self) -> str:
+        """The board image's name in the archive (e.g. ``bd01.gif``), for rendering."""
+        return self.metadata.image_name
+
+    def read(self, member: str) -> bytes:
+        """The bytes of one file of the archive."""
+        try:
+            with zipfile.ZipFile(self.path) as z:
+                return z.read(member)
+        except KeyError:
+            raise MapError(f"{self.path}: no {member!r} in the archive", source=str(self.path)) from None
+        except (OSError, zipfile.BadZipFile) as exc:
+            raise MapError(f"{self.path}: cannot read {member!r}: {exc}", source=str(self.path)) from None
+
+    def image_bytes(self) -> bytes:
+        """The board image file (a GIF on classic boards), as stored."""
+        return self.read(self.image_name)
+
+    # the depiction raster ---------------------------------------------------------------------------
+
+    def _check_pixel(self, x: int, y: int) -> None:
+        if not (0 <= x < self.grid_width and 0 <= y < self.grid_height):
+            raise UnknownLocation(
+                f"pixel ({x}, {y}) is off board {self.archive_name} ({self.grid_width} x {self.grid_height})"
+            )
+
+    def terrain_at(self, x: int, y: int) -> int:
+        """The VASL terrain code at pixel (x, y) (look its name up in a :class:`TerrainTable`)."""
+        self._check_pixel(x, y)
+        return int(self.terrain[x, y])
+
+    def elevation_at(self, x: int, y: int) -> int:
+        """The ground level at pixel (x, y)."""
+        self._check_pixel(x, y)
+        return int(self.elevation[x, y])
+
+    def hex_centre(self, name: str) -> tuple[int, int]:
+        """The centre pixel of a hex, e.g. ``hex_centre("A1") == (0, 32)``."""
+        return self.geometry.centre(*self.geometry.parse(name))
+
+    def hex_at(self, x: float, y: float) -> str:
+        """The name of the hex holding pixel (x, y)."""
+        return _hex_name(self.geometry.hex_at(x, y))
+
+    # VASL's own reading ---------------------------------------------------------------------------
+
+    def _vasl_edge_points(self, col: int, row: int) -> list[tuple[int, int]]:
+        """VASL's hexside Location points: each hexside's midpoint moved one pixel toward the centre."""
+        x, y = self.geometry.centre_exact(col, row)
+        v = _HALF_HEIGHT
+        h = math.cos(math.radians(30.0)) * v
+        raw = [
+            (int(x), int(-v + y + 1.0)),
+            (int(h + x - 1), int(-v / 2.0 + y + 1.0)),
+            (int(h + x - 1), int(v / 2.0 + y - 1.0)),
+            (int(x), int(v + y - 1.0)),
+            (int(-h + x + 1), int(v / 2.0 + y - 1.0)),
+            (int(-h + x + 1), int(-v / 2.0 + y + 1.0)),
+        ]
+        gw, gh = self.grid_width, self.grid_height
+        return [(min(max(px, 0), gw - 1), min(max(py, 0), gh - 1)) for px, py in raw]
+
+    def _vasl_side_on_map(self, col: int, row: int, side: int) -> bool:
+        if col == 0 and side in (4, 5):
+            return False
+        if col == self.width - 1 and side in (1, 2):
+            return False
+        if col % 2 == 1 and row == 0 and side in (0, 1, 5):
+            return False
+        return not (col % 2 == 1 and row == self.height and side in (2, 3, 4))
+
+    def vasl_reading(self, table: TerrainTable) -> dict[str, VaslHex]:
+        """Each hex as VASL's ``Hex.resetTerrain`` reads it (VASL 6), keyed by hex name.
+
+        Base level: the elevation at the centre pixel. Terrain: the terrain at the centre pixel; if that
+        is not a building but a hexside point is, that building; then, if an inherent-terrain pixel in
+        the hex's bounding box is nearer the centre than every hexside point, that inherent terrain.
+        Hexside terrain: the hexside terrain at this hex's or the neighbour's hexside point.
+        """
+        geo = self.geometry
+        codes = self.terrain
+        out: dict[str, VaslHex] = {}
+        inherent = np.array([bool(table.types.get(c) and table.types[c].inherent) for c in range(256)])
+        is_building = np.array([bool(table.types.get(c) and table.types[c].is_building) for c in range(256)])
+        is_hexside = np.array([bool(table.types.get(c) and table.types[c].is_hexside) for c in range(256)])
+        inherent_raster = inherent[codes]
+        edge_cache = {h: self._vasl_edge_points(*h) for h in geo.hexes}
+        for col, row in geo.hexes:
+            cx, cy = geo.centre(col, row)
+            edges = edge_cache[(col, row)]
+            code = int(codes[cx, cy])
+            if not is_building[code]:
+                for px, py in edges:
+                    if is_building[codes[px, py]]:
+                        code = int(codes[px, py])
+                        break
+            # inherent terrain: the first pixel (x outer, y inner) of the hex's bounding box that is
+            # inherent terrain and nearer the centre than every on-map hexside point
+            ex, ey = geo.centre_exact(col, row)
+            x0, x1 = max(round(ex - _SIDE), 0), min(round(ex + _SIDE), self.grid_width)
+            y0, y1 = max(round(ey - _HALF_HEIGHT), 0), min(round(ey + _HALF_HEIGHT), self.grid_height)
+            box = inherent_raster[x0:x1, y0:y1]
+            if box.any():
+                xs, ys = np.nonzero(box)
+                xs, ys = xs + x0, ys + y0
+                d_centre = np.hypot(xs - cx, ys - cy)
+                nearest_is_centre = np.ones(xs.shape, dtype=bool)
+                for side, (px, py) in enumerate(edges):
+                    if self._vasl_side_on_map(col, row, side):
+                        nearest_is_centre &= ~(np.hypot(xs - px, ys - py) < d_centre)
+                hits = np.nonzero(nearest_is_centre)[0]
+                if hits.size:
+                    code = int(codes[xs[hits[0]], ys[hits[0]]])
+            sides: list[str | None] = []
+            for side in range(6):
+                if not self._vasl_side_on_map(col, row, side):
+                    sides.append(None)
+                    continue
+                px, py = edges[side]
+                side_code = int(codes[px, py])
+                nb = geo.neighbour(col, row, side)
+                if not is_hexside[side_code] and nb is not None:
+                    qx, qy = edge_cache[nb][(side + 3) % 6]
+                    if is_hexside[codes[qx, qy]]:
+                        side_code = int(codes[qx, qy])
+                sides.append(table.name(side_code) if is_hexside[side_code] else None)
+            name = _hex_name((col, row))
+            out[name] = VaslHex(
+                name=name,
+                column=col,
+                row=row,
+                centre=(cx, cy),
+                base_level=int(self.elevation[cx, cy]),
+                terrain=table.name(code),
+                hexsides=tuple(sides),
+            )
+        return out
+
+    # SSR overlays -----------------------------------------------------------------------------------
+
+    def overlay_pixels(self, rule: OverlayRule) -> tuple[np.ndarray, np.ndarray]:
+        """Board pixel coordinates (xs, ys) of the opaque pixels of an SSR overlay image (GIF only)."""
+        indices, _palette, transparent = _decode_gif(self.read(rule.image), f"{self.path}:{rule.image}")
+        opaque = indices != transparent if transparent is not None else np.ones(indices.shape, dtype=bool)
+        xs, ys = np.nonzero(opaque)
+        return xs + rule.x, ys + rule.y
+
+
+def _resolve_board_path(path: str | Path) -> Path:
+    p = Path(path)
+    if p.exists():
+        return p
+    if isinstance(path, str) and os.sep not in path and "/" not in path:
+        data = vasl_data_dir()
+        if data is not None and (data / "boards" / path).exists():
+            return data / "boards" / path
+    raise MapError(f"{path}: no such VASL board archive", source=str(path))
+
+
+def read_board(path: str | Path) -> BoardArchive:
+    """Read a VASL board archive: its ``LOSData`` rasters and its ``BoardMetadata.xml``.
+
+    :param path: the archive (a zip file, usually without extension, e.g. ``boards/bd01``), or just a
+        board's archive name (``"bd01"``) to look up in :func:`vasl_data_dir`.
+    :raises MapError: the archive cannot be read or its LOS data is malformed.
+    """
+    file = _resolve_board_path(path)
+    source = str(file)
+    try:
+        with zipfile.ZipFile(file) as z:
+            members = tuple(z.namelist())
+            try:
+                los_gz = z.read("LOSData")
+            except KeyError:
+                raise MapError(f"{source}: no LOSData in the archive (not an LOS-enabled VASL board)", source=source)
+            meta_xml = z.read("BoardMetadata.xml") if "BoardMetadata.xml" in members else None
+    except (OSError, zipfile.BadZipFile) as exc:
+        raise MapError(f"{source}: not a readable VASL board archive: {exc}", source=source) from None
+    try:
+        raw = gzip.decompress(los_gz)
+    except (OSError, EOFError) as exc:
+        raise MapError(f"{source}: LOSData is not gzip data: {exc}", source=source) from None
+    payload = _unwrap_java_block_data(raw, source)
+    if len(payload) < 16:
+        raise MapError(f"{source}: LOSData payload is too short ({len(payload)} bytes)", source=source)
+    width, height, gw, gh = struct.unpack_from(">4i", payload, 0)
+    if not (0 < width < 1000 and 0 < height < 1000 and 0 < gw < 100_000 and 0 < gh < 100_000):
+        raise MapError(f"{source}: LOSData header is implausible: {width}x{height} hexes, {gw}x{gh} pixels")
+    n_hexes = sum(height + col % 2 for col in range(width))
+    expected = 16 + 2 * gw * gh + n_hexes
+    if len(payload) != expected:
+        raise MapError(
+            f"{source}: LOSData payload is {len(payload)} bytes, expected {expected} "
+            f"(16 + 2·{gw}·{gh} + {n_hexes} hexes)",
+            source=source,
+        )
+    if gw != int((width - 1) * HEX_WIDTH) or gh != int(height * HEX_HEIGHT):
+        raise MapError(
+            f"{source}: a {width}x{height}-hex board of {gw}x{gh} pixels does not use VASL's standard "
+            f"hex size ({HEX_WIDTH} x {HEX_HEIGHT}); only that geometry is supported",
+            source=source,
+        )
+    pixels = np.frombuffer(payload, dtype=np.uint8, count=2 * gw * gh, offset=16).reshape(gw, gh, 2)
+    elevation = np.ascontiguousarray(pixels[:, :, 0]).view(np.int8)
+    terrain = np.ascontiguousarray(pixels[:, :, 1])
+    elevation.setflags(write=False)
+    terrain.setflags(write=False)
+    stair_bytes = payload[16 + 2 * gw * gh :]
+    stairways: set[str] = set()
+    i = 0
+    for col in range(width):
+        for row_index in range(height + col % 2):
+            if stair_bytes[i]:
+                stairways.add(_hex_name((col, row_index + 1 if col % 2 == 0 else row_index)))
+            i += 1
+    if meta_xml is not None:
+        metadata = _parse_board_metadata(meta_xml, f"{source}:BoardMetadata.xml")
+    else:
+        metadata = BoardMetadata("", "", "", "", "", False, None, None, {}, {}, (), (), {}, {})
+    geometry = BoardGeometry(width=width, height=height, grid_width=gw, grid_height=gh)
+    return BoardArchive(file, metadata, geometry, elevation, terrain, frozenset(stairways), members)
+
+
+# --------------------------------------------------------------------------------------------------
+# a minimal GIF decoder (first frame), for the small SSR overlay images
+
+
+def _lzw_decode(data: bytes, min_size: int, limit: int, source: str) -> bytes:
+    clear, end = 1 << min_size, (1 << min_size) + 1
+    size = min_size + 1
+    table: list[bytes] = [bytes([i]) for i in range(clear)] + [b"", b""]
+    out = bytearray()
+    prev: bytes | None = None
+    buf = nbits = pos = 0
+    n = len(data)
+    while len(out) < limit:
+        while nbits < size:
+            if pos >= n:
+                return bytes(out)
+            buf |= data[pos] << nbits
+            nbits += 8
+            pos += 1
+        code = buf & ((1 << size) - 1)
+        buf >>= size
+        nbits -= size
+        if code == clear:
+            del table[clear + 2 :]
+            size, prev = min_size + 1, None
+            continue
+        if code == end:
+            break
+        if prev is None:
+            if code >= len(table):
+                raise MapError(f"{source}: corrupt GIF data (code {code} before any table entry)")
+            entry = table[code]
+        elif code < len(table):
+            entry = table[code]
+            if len(table) < 4096:
+                table.append(prev + entry[:1])
+        elif code == len(table):
+            entry = prev + prev[:1]
+            if len(table) < 4096:
+                table.append(entry)
+        else:
+            raise MapError(f"{source}: corrupt GIF data (code {code} beyond the table)")
+        out += entry
+        prev = entry
+        if len(table) == (1 << size) and size < 12:
+            size += 1
+    return bytes(out[:limit])
+
+
+def _decode_gif(data: bytes, source: str) -> tuple[np.ndarray, np.ndarray, int | None]:
+    """First frame of a GIF on its logical screen: (palette indices shaped (w, h) x-major, palette, transparent)."""
+    if data[:6] not in (b"GIF87a", b"GIF89a"):
+        raise MapError(f"{source}: not a GIF image")
+    sw, sh, packed = struct.unpack_from("<HHB", data, 6)
+    pos = 13
+    palette = np.zeros((0, 3), dtype=np.uint8)
+    if packed & 0x80:
+        count = 2 << (packed & 7)
+        palette = np.frombuffer(data, dtype=np.uint8, count=3 * count, offset=pos).reshape(count, 3)
+        pos += 3 * count
+    transparent: int | None = None
+    while pos < len(data):
+        block = data[pos]
+        pos += 1
+        if block == 0x21:  # extension
+            label = data[pos]
+            pos += 1
+            if label == 0xF9 and data[pos] >= 4 and data[pos + 1] & 1:
+                transparent = data[pos + 4]
+            while data[pos]:
+                pos += data[pos] + 1
+            pos += 1
+        elif block == 0x2C:  # image descriptor
+            left, top, w, h, flags = struct.unpack_from("<HHHHB", data, pos)
+            pos += 9
+            if flags & 0x80:
+                count = 2 << (flags & 7)
+                palette = np.frombuffer(data, dtype=np.uint8, count=3 * count, offset=pos).reshape(count, 3)
+                pos += 3 * count
+            min_size = data[pos]
+            pos += 1
+            chunks = []
+            while data[pos]:
+                chunks.append(data[pos + 1 : pos + 1 + data[pos]])
+                pos += data[pos] + 1
+            pixels = _lzw_decode(b"".join(chunks), min_size, w * h, source)
+            frame = np.zeros(w * h, dtype=np.uint8)
+            frame[: len(pixels)] = np.frombuffer(pixels, dtype=np.uint8)
+            frame = frame.reshape(h, w)
+            if flags & 0x40:  # interlaced: rows were stored in four passes
+                order = [*range(0, h, 8), *range(4, h, 8), *range(2, h, 4), *range(1, h, 2)]
+                unshuffled = np.empty_like(frame)
+                unshuffled[order] = frame
+                frame = unshuffled
+            fill = transparent if transparent is not None else 0
+            canvas = np.full((max(sh, top + h), max(sw, left + w)), fill, dtype=np.uint8)
+            canvas[top : top + h, left : left + w] = frame
+            return canvas.T.copy(), palette, transparent
+        elif block == 0x3B:
+            break
+        else:
+            raise MapError(f"{source}: malformed GIF (block 0x{block:02x} at byte {pos - 1})")
+    raise MapError(f"{source}: GIF without an image")
+
+
+# --------------------------------------------------------------------------------------------------
+# oracle files
+
+
+class OracleLine(NamedTuple):
+    """One line of ``BOARD.los.gz``: VASL's LOS verdict between two hex centres at ground level."""
+
+    from_hex: str
+    to_hex: str
+    blocked: bool | None  # None where VASL crashed (ERROR): no answer
+    hindrance: int  # VASL's summed hindrance; 0 on ERROR lines
+    range: int  # ASL range; computed from the hex names on ERROR lines
+    reason: str  # VASL's text, underscores turned back into spaces; the error text on ERROR lines
+
+
+class OracleHex(NamedTuple):
+    """One line of ``BOARD.hexes.tsv``: how VASL reads a hex."""
+
+    name: str
+    column: int
+    row_index: int  # VASL's row index within the column (A1 is 0, B0 is 0)
+    centre: tuple[int, int]
+    base_level: int
+    terrain: str
+    hexsides: tuple[str | None, ...]  # N, NE, SE, S, SW, NW; None for none
+
+
+def _oracle_file(board: str | Path | BoardArchive, suffix: str, oracle_dir: str | Path | None) -> Path:
+    if isinstance(board, BoardArchive):
+        stem = board.archive_name
+    else:
+        p = Path(board)
+        if p.name.endswith(suffix) and p.exists():
+            return p
+        stem = p.name
+    directory = Path(oracle_dir) if oracle_dir is not None else _require_data_dir("the oracle") / "oracle"
+    file = directory / f"{stem}{suffix}"
+    if not file.exists():
+        raise MapError(f"{file}: no such oracle file", source=str(file))
+    return file
+
+
+_GEO = BoardGeometry(33, 10, 1800, 645)
+
+
+def read_oracle(board: str | Path | BoardArchive, oracle_dir: str | Path | None = None) -> Iterator[OracleLine]:
+    """Iterate over ``BOARD.los.gz``: one :class:`OracleLine` per ordered pair of hexes.
+
+    :param board: a board archive name (``"bd01"``), a :class:`BoardArchive`, or the ``.los.gz`` file.
+    :param oracle_dir: where the oracle files are; by default ``oracle/`` in :func:`vasl_data_dir`.
+    """
+    file = _oracle_file(board, ".los.gz", oracle_dir)
+    with gzip.open(file, "rt", encoding="utf-8") as f:
+        for number, line in enumerate(f, 1):
+            line = line.rstrip("\n")
+            if not line:
+                continue
+            parts = line.split(" ", 3)
+            if len(parts) < 3:
+                raise MapError(f"{file}:{number}: expected FROM TO BLOCKED HINDRANCE RANGE REASON, got {line!r}")
+            src, dst, verdict = parts[0], parts[1], parts[2]
+            if verdict == "ERROR":
+                a, b = _parse_hex(src), _parse_hex(dst)
+                yield OracleLine(src, dst, None, 0, _GEO.hex_distance(a, b), parts[3] if len(parts) > 3 else "")
+                continue
+            rest = line.split(" ", 5)
+            if len(rest) < 5 or verdict not in ("true", "false"):
+                raise MapError(f"{file}:{number}: expected FROM TO BLOCKED HINDRANCE RANGE REASON, got {line!r}")
+            try:
+                hindrance, rng = int(rest[3]), int(rest[4])
+            except ValueError:
+                raise MapError(f"{file}:{number}: HINDRANCE and RANGE must be integers: {line!r}") from None
+            reason = rest[5].replace("_", " ").strip() if len(rest) > 5 else ""
+            yield OracleLine(src, dst, verdict == "true", hindrance, rng, reason)
+
+
+def read_oracle_hexes(board: str | Path | BoardArchive, oracle_dir: str | Path | None = None) -> list[OracleHex]:
+    """Read ``BOARD.hexes.tsv``: how VASL reads each hex (base level, centre terrain, six hexsides)."""
+    file = _oracle_file(board, ".hexes.tsv", oracle_dir)
+    out: list[OracleHex] = []
+    with open(file, encoding="utf-8") as f:
+        for number, line in enumerate(f, 1):
+            fields = line.rstrip("\n").split("\t")
+            if fields == [""]:
+                continue
+            if len(fields) != 12:
+                raise MapError(f"{file}:{number}: expected 12 tab-separated fields, got {len(fields)}")
+            try:
+                x, y = (int(v) for v in fields[3].split(","))
+                out.append(
+                    OracleHex(
+                        name=fields[0],
+                        column=int(fields[1]),
+                        row_index=int(fields[2]),
+                        centre=(x, y),
+                        base_level=int(fields[4]),
+                        terrain=fields[5],
+                        hexsides=tuple(None if v == "-" else v for v in fields[6:12]),
+                    )
+                )
+            except ValueError:
+                raise MapError(f"{file}:{number}: malformed line {line.rstrip()!r}") from None
+    return out
+
+
+# --------------------------------------------------------------------------------------------------
+# from a board to a map (format asl-terrain/1)
+
+# VASL terrain names the map format expresses with the same rules effect, as a hex's terrain
+_AREA_TERRAIN: dict[str, str] = {
+    "Woods": "woods",
+    "Pine Woods": "pine-woods",
+    "Brush": "brush",
+    "Orchard": "orchard",
+    "Orchard, Out of Season": "orchard",  # the season is the map's [conditions], not the terrain
+    "Grain": "grain",
+    "Graveyard": "graveyard",
+    "Marsh": "marsh",
+    "Shellholes": "shellholes",
+    "Stone Rubble": "rubble",
+    "Wooden Rubble": "rubble",
+    "Stone Rubble Ground Level": "rubble",
+    "Wooden Rubble Ground Level": "rubble",
+}
+_BUILDING_NAME = re.compile(r"(Stone|Wooden) Building(?:, (\d) Level)?")
+_STREAMS: dict[str, str] = {
+    "Dry Stream": "dry",
+    "Shallow Stream": "shallow",
+    "Deep Stream": "deep",
+    "Flooded Stream": "flooded",
+}
+_HEXSIDE_FLAGS: dict[str, str] = {"Wall": "wall", "Hedge": "hedge"}
+_ROADS: dict[str, str] = {"Dirt Road": "dirt", "Paved Road": "paved"}
+# terrain drawn over a road without removing it (the road depiction continues under it)
+_ROAD_OVERPRINTS = ("Shellholes",)
+
+# pixel classes
+_OPEN, _ROAD, _HEXSIDE, _DEPRESSION, _BUILDING = range(5)
+_FIXED_CLASSES = ("open", "road", "hexside", "depression", "building")
+
+_DISC = 8  # px: the centre-dot sample (the printed centre dot itself is ~4 px and reads as open ground)
+_WIDE_DISC = 22  # px: the sample when a road or depression covers the centre dot
+_MAJORITY = 0.4  # a terrain holding this share of a sample is the hex's terrain
+
+# hexside sampling: positions along the hexside (vertex to vertex), offsets across it (+ = into the
+# neighbour, - = into this hex), in pixels
+_SIDE_TS = np.linspace(0.1, 0.9, 33)
+_SIDE_OFFSETS = (-10, -8, -6, -4, -2, -1, 0, 1, 2, 4, 6, 8, 10)
+
+
+def _disc(radius: int) -> tuple[np.ndarray, np.ndarray]:
+    r = np.arange(-radius, radius + 1)
+    dx, dy = np.meshgrid(r, r, indexing="ij")
+    keep = dx * dx + dy * dy <= radius * radius
+    return dx[keep], dy[keep]
+
+
+_DISC_OFFSETS = _disc(_DISC)
+_WIDE_OFFSETS = _disc(_WIDE_DISC)
+
+
+def _disc_pixels(
+    geo: BoardGeometry, cx: int, cy: int, offsets: tuple[np.ndarray, np.ndarray]
+) -> tuple[np.ndarray, np.ndarray]:
+    """The on-board pixels (xs, ys) of a disc of offsets around (cx, cy)."""
+    xs, ys = cx + offsets[0], cy + offsets[1]
+    ok = (xs >= 0) & (xs < geo.grid_width) & (ys >= 0) & (ys < geo.grid_height)
+    return xs[ok], ys[ok]
+
+
+@dataclass(frozen=True)
+class HexTerrain:
+    """What :func:`derive_board` made of one hex, in the map format's terms."""
+
+    level: int = 0  # Base Level; the Crest level in a stream hex
+    terrain: str = "open"
+    building: str | None = None  # "stone" | "wooden" (building and rubble hexes)
+    upper_levels: int | None = None
+    building_id: str | None = None
+    stairwell: bool = False
+    stream: str | None = None  # "dry" | "shallow" | "deep" | "flooded"
+    offboard: bool = False
+    vasl_terrain: str = "Open Ground"  # the VASL terrain the hex's terrain was read from
+
+    def map_keys(self) -> dict[str, Any]:
+        """The hex's keys for a ``[[hex]]`` block, defaults left out."""
+        keys: dict[str, Any] = {}
+        if self.offboard:
+            keys["offboard"] = True
+        if self.level:
+            keys["level"] = self.level
+        if self.terrain != "open":
+            keys["terrain"] = self.terrain
+        if self.building:
+            keys["building"] = self.building
+        if self.upper_levels:
+            keys["upper_levels"] = self.upper_levels
+        if self.building_id:
+            keys["building_id"] = self.building_id
+        if self.stairwell:
+            keys["stairwell"] = True
+        if self.stream:
+            keys["stream"] = self.stream
+        return keys
+
+
+@dataclass
+class BoardTerrain:
+    """A board read into the map format's terms, in board-local hex coordinates.
+
+    Kept apart from :func:`board_to_map_dict` so that a layout of several boards can offset each
+    board's columns and rows before writing one map.
+    """
+
+    board: str
+    geometry: BoardGeometry
+    hexes: dict[Hex, HexTerrain]
+    hexsides: dict[HexsideKey, dict[str, Any]]
+    unsupported: dict[str, list[str]] = field(default_factory=dict)  # feature → hex or hexside names
+    slope_sources: dict[HexsideKey, str] = field(default_factory=dict)  # "artwork" | "elevation" | "guess"
+
+    def unsupported_lines(self) -> list[str]:
+        """``unsupported`` as sentences: feature, count, names."""
+        lines = []
+        for feature, names in self.unsupported.items():
+            kind = "hexside" if "hexside" in feature else "hex"
+            plural = kind + ("es" if kind == "hex" else "s") if len(names) != 1 else kind
+            lines.append(f"{feature}: {len(names)} {plural}: {', '.join(names)}")
+        return lines
+
+
+class MapConversion(NamedTuple):
+    """The result of :func:`board_to_map_dict`: the map, and what it could not express."""
+
+    map: dict[str, Any]
+    unsupported: list[str]
+
+
+class _Classes:
+    """Pixel classes of a terrain table: open, road, hexside, depression, building, a map terrain, or
+    ``unsupported:<VASL name>``."""
+
+    def __init__(self, table: TerrainTable) -> None:
+        names = list(_FIXED_CLASSES)
+        of_code = np.zeros(256, dtype=np.int16)
+        for code in range(256):
+            t = table.types.get(code)
+            if t is None:
+                klass = f"unsupported:{table.name(code)}"
+            elif t.name in _ROADS:
+                klass = "road"
+            elif t.is_hexside:
+                klass = "hexside"
+            elif t.is_depression or t.name in _STREAMS:
+                klass = "depression"
+            elif _BUILDING_NAME.fullmatch(t.name):
+                klass = "building"
+            elif t.name in _AREA_TERRAIN:
+                klass = _AREA_TERRAIN[t.name]
+            elif t.name == "Open Ground":
+                klass = "open"
+            else:
+                klass = f"unsupported:{t.name}"
+            if klass not in names:
+                names.append(klass)
+            of_code[code] = names.index(klass)
+        self.names = names
+        self.of_code = of_code
+
+
+def _label_components(mask: np.ndarray) -> np.ndarray:
+    """4-connected components of a boolean raster, labelled 1, 2, ... (0 outside), by runs and union-find."""
+    gw, gh = mask.shape
+    padded = np.zeros((gw, gh + 2), dtype=np.int8)
+    padded[:, 1:-1] = mask
+    d = np.diff(padded, axis=1)
+    sx, sy = np.nonzero(d == 1)  # run starts
+    _ex, ey = np.nonzero(d == -1)  # run ends (exclusive); both sorted by x, then y
+    n = len(sx)
+    labels = np.zeros((gw, gh), dtype=np.int32)
+    if n == 0:
+        return labels
+    parent = list(range(n))
+
+    def find(i: int) -> int:
+        while parent[i] != i:
+            parent[i] = parent[parent[i]]
+            i = parent[i]
+        return i
+
+    col_start = np.searchsorted(sx, np.arange(gw + 1))
+    sy_l, ey_l = sy.tolist(), ey.tolist()
+    for x in range(gw - 1):
+        i, i_end = int(col_start[x]), int(col_start[x + 1])
+        j, j_end = i_end, int(col_start[x + 2])
+        while i < i_end and j < j_end:
+            if sy_l[i] < ey_l[j] and sy_l[j] < ey_l[i]:
+                ri, rj = find(i), find(j)
+                if ri != rj:
+                    parent[rj] = ri
+            if ey_l[i] <= ey_l[j]:
+                i += 1
+            else:
+                j += 1
+    roots = [find(i) for i in range(n)]
+    relabel: dict[int, int] = {}
+    for i in range(n):
+        lab = relabel.setdefault(roots[i], len(relabel) + 1)
+        labels[int(sx[i]), sy_l[i] : ey_l[i]] = lab
+    return labels
+
+
+def _sample(raster: np.ndarray, xs: np.ndarray, ys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Raster values at float points (floored) and whether each point is on the raster."""
+    xi = np.floor(xs).astype(np.int64)
+    yi = np.floor(ys).astype(np.int64)
+    valid = (xi >= 0) & (xi < raster.shape[0]) & (yi >= 0) & (yi < raster.shape[1])
+    values = raster[np.clip(xi, 0, raster.shape[0] - 1), np.clip(yi, 0, raster.shape[1] - 1)]
+    return values, valid
+
+
+def _crossing(
+    mask: np.ndarray, band: np.ndarray, valid: np.ndarray, min_cross: int = 4, min_band: int = 3
+) -> tuple[np.ndarray, np.ndarray]:
+    """Which hexsides a depiction crosses, and which it runs along.
+
+    ``mask`` (the depiction, with anything drawn over it) and ``band`` (the depiction proper) are
+    sampled booleans shaped (hexsides, offsets, positions). A hexside is crossed when at ≥ ``min_cross``
+    positions the depiction is on the hexside and 4 px into both hexes, and ≥ ``min_band`` pixels of
+    the depiction proper lie within 10 px of the hexside in each hex; it is run along when the
+    depiction covers ≥ 80 % of the hexside and 4 px into both hexes.
+    """
+    k = {o: i for i, o in enumerate(_SIDE_OFFSETS)}
+    line = mask[:, k[0]] & valid[:, k[0]]
+    across = line & mask[:, k[-4]] & mask[:, k[4]]
+    cross = across.sum(axis=1)
+    on_map = valid[:, k[0]].sum(axis=1)
+    along = (on_map >= 10) & (across.sum(axis=1) >= 0.8 * np.maximum(on_map, 1))
+    inside = [k[o] for o in _SIDE_OFFSETS if o <= -2]
+    outside = [k[o] for o in _SIDE_OFFSETS if o >= 2]
+    band_in = (band[:, inside] & valid[:, inside]).sum(axis=(1, 2))
+    band_out = (band[:, outside] & valid[:, outside]).sum(axis=(1, 2))
+    crossed = (cross >= min_cross) & (band_in >= min_band) & (band_out >= min_band) & ~along
+    return crossed, along
+
+
+def derive_board(
+    board: BoardArchive, table: TerrainTable | None = None, *, gully_as_dry_stream: bool = True
+) -> BoardTerrain:
+    """Read a board's hexes and hexsides into the map format's terms (see ``docs/vasl.md``).
+
+    :param gully_as_dry_stream: write gully hexes as ``stream = "dry"`` (B20.41: a Dry stream is
+        treated as a gully for all purposes); when False they are listed as unsupported instead and
+        written as open ground at VASL's base level (the gully's bottom).
+    """
+    table = table if table is not None else load_terrain_table()
+    geo = board.geometry
+    codes = board.terrain
+    elev = board.elevation
+    classes = _Classes(table)
+    pixel_class = classes.of_code[codes]
+    unsupported: dict[str, list[str]] = {}
+
+    def note(feature: str, name: str) -> None:
+        names = unsupported.setdefault(feature, [])
+        if name not in names:
+            names.append(name)
+
+    overrides: dict[Hex, str] = {}
+    for hex_name, type_name in board.metadata.building_types.items():
+        try:
+            overrides[geo.parse(hex_name)] = type_name
+        except UnknownLocation:
+            note("Building type for a hex off the board (BoardMetadata.xml)", hex_name)
+
+    building_labels: np.ndarray | None = None
+    if (pixel_class == _BUILDING).any():
+        building_labels = _label_components(pixel_class == _BUILDING)
+
+    # --- hexes -------------------------------------------------------------------------------------
+    raw: dict[Hex, dict[str, Any]] = {}
+    for col, row in geo.hexes:
+        cx, cy = geo.centre(col, row)
+        xs, ys = _disc_pixels(geo, cx, cy, _DISC_OFFSETS)
+        cls = pixel_class[xs, ys]
+        depression = pixel_class[cx, cy] == _DEPRESSION or (cls == _DEPRESSION).mean() >= _MAJORITY
+        keep = (cls != _ROAD) & (cls != _HEXSIDE) & (cls != _DEPRESSION)
+        if keep.sum() < _MAJORITY * len(cls):  # a road or depression covers the centre dot: look wider
+            xs, ys = _disc_pixels(geo, cx, cy, _WIDE_OFFSETS)
+            cls = pixel_class[xs, ys]
+            keep = (cls != _ROAD) & (cls != _HEXSIDE) & (cls != _DEPRESSION)
+        counts = np.bincount(cls[keep], minlength=len(classes.names))
+        counts[_OPEN] = 0
+        best = int(counts.argmax())
+        klass = best if counts[best] > 0 and counts[best] >= _MAJORITY * keep.sum() else _OPEN
+        code = int(codes[cx, cy])
+        if klass != _OPEN:
+            sel = keep & (cls == klass)
+            code = int(np.bincount(codes[xs[sel], ys[sel]]).argmax())
+        if not depression and any(
+            c in table.types and table[c].los_category == "BRIDGE" for c in (code, int(codes[cx, cy]))
+        ):
+            # a bridge over the centre dot: is there a gully or stream under it?
+            wx, wy = _disc_pixels(geo, cx, cy, _WIDE_OFFSETS)
+            depression = bool((pixel_class[wx, wy] == _DEPRESSION).mean() >= 0.1)
+        info: dict[str, Any] = {"class": classes.names[klass], "code": code, "level": int(elev[cx, cy])}
+        if klass == _BUILDING and building_labels is not None:
+            labs = building_labels[xs[keep & (cls == klass)], ys[keep & (cls == klass)]]
+            info["component"] = int(np.bincount(labs).argmax())
+        if depression:
+            for offsets in (_DISC_OFFSETS, _WIDE_OFFSETS):  # the depression's pixels near the centre dot
+                dx, dy = _disc_pixels(geo, cx, cy, offsets)
+                is_dep = pixel_class[dx, dy] == _DEPRESSION
+                if is_dep.any():
+                    break
+            info["depression"] = int(np.bincount(codes[dx[is_dep], dy[is_dep]]).argmax())
+            # the depression's floor: the commonest ground level under it
+            info["floor"] = int(np.bincount(elev[dx[is_dep], dy[is_dep]].astype(np.int64) + 128).argmax()) - 128
+        raw[(col, row)] = info
+
+    components: dict[int, list[Hex]] = {}
+    for h, info in raw.items():
+        if "component" in info:
+            components.setdefault(info["component"], []).append(h)
+
+    hexes: dict[Hex, HexTerrain] = {}
+    for h, info in raw.items():
+        name = _hex_name(h)
+        class_name: str = info["class"]
+        vasl_name = table.name(info["code"])
+        level = info["level"]
+        terrain, building, upper, building_id, stairwell, stream = "open", None, None, None, False, None
+        if class_name == "building":
+            type_name = overrides.get(h, vasl_name)
+            m = _BUILDING_NAME.fullmatch(type_name)
+            if m is None:
+                note(f"{type_name} (building type override)", name)
+                m = _BUILDING_NAME.fullmatch(vasl_name)
+                type_name = vasl_name
+            assert m is not None
+            vasl_name = type_name
+            terrain, building = "building", m.group(1).lower()
+            if m.group(2):
+                upper = table.by_name(type_name).height or int(m.group(2))
+                stairwell = name in board.stairways
+            members = components.get(info.get("component", -1), [])
+            if len(members) > 1:
+                building_id = f"building-{_hex_name(min(members))}"
+        elif class_name.startswith("unsupported:"):
+            note(class_name.split(":", 1)[1], name)
+        elif class_name != "open":
+            terrain = class_name
+            if class_name == "rubble":
+                building = "stone" if vasl_name.startswith("Stone") else "wooden"
+        if "depression" in info:
+            dep_name = table.name(info["depression"])
+            if dep_name in _STREAMS:
+                stream = _STREAMS[dep_name]
+                level = info["floor"] + (0 if stream == "flooded" else 1)
+            elif dep_name == "Gully" and gully_as_dry_stream:
+                stream = "dry"
+                level = info["floor"] + 1
+            else:
+                note(dep_name, name)
+                level = info["floor"]
+        hexes[h] = HexTerrain(
+            level=level,
+            terrain=terrain,
+            building=building,
+            upper_levels=upper,
+            building_id=building_id,
+            stairwell=stairwell,
+            stream=stream,
+            vasl_terrain=vasl_name,
+        )
+
+    # --- hexsides ----------------------------------------------------------------------------------
+    pairs: list[tuple[Hex, int, Hex]] = []
+    for col, row in geo.hexes:
+        for side in (1, 2, 3):
+            nb = geo.neighbour(col, row, side)
+            if nb is not None:
+                pairs.append(((col, row), side, nb))
+    hexsides: dict[HexsideKey, dict[str, Any]] = {}
+    if pairs:
+        starts = np.array([geo.vertex(c, r, s) for (c, r), s, _ in pairs])
+        ends = np.array([geo.vertex(c, r, s + 1) for (c, r), s, _ in pairs])
+        centres = np.array([geo.centre_exact(c, r) for (c, r), _, _ in pairs])
+        mids = (starts + ends) / 2
+        outward = (mids - centres) / np.linalg.norm(mids - centres, axis=1)[:, None]
+        across = np.array(_SIDE_OFFSETS, dtype=np.float64)
+        # points shaped (hexsides, offsets, positions)
+        along_pts = starts[:, None, :] + (ends - starts)[:, None, :] * _SIDE_TS[None, :, None]
+        pts = along_pts[:, None, :, :] + across[None, :, None, None] * outward[:, None, None, :]
+        sampled, valid = _sample(codes, pts[..., 0], pts[..., 1])
+        present = {int(c) for c in np.unique(codes)}
+        k = {o: i for i, o in enumerate(_SIDE_OFFSETS)}
+        narrow = [k[o] for o in (-2, -1, 0, 1, 2)]
+        centre_ts = (_SIDE_TS >= 1 / 3) & (_SIDE_TS <= 2 / 3)
+
+        def put(i: int, key: str, value: Any) -> None:
+            a, _, b = pairs[i]
+            hexsides.setdefault(_hexside_key(a, b), {})[key] = value
+
+        # roads: the road (and what is drawn over it) crosses the hexside
+        overprint = np.isin(sampled, [table.by_name(n).code for n in _ROAD_OVERPRINTS if _has_name(table, n)])
+        best_cross = [0] * len(pairs)
+        for road_name, road_kind in _ROADS.items():
+            if not _has_name(table, road_name) or table.by_name(road_name).code not in present:
+                continue
+            road = sampled == table.by_name(road_name).code
+            crossed, along = _crossing(road | overprint, road, valid)
+            strength = (road | overprint)[:, k[0]].sum(axis=1)
+            for i in np.nonzero(crossed)[0].tolist():
+                if int(strength[i]) > best_cross[i]:
+                    best_cross[i] = int(strength[i])
+                    put(i, "road", road_kind)
+            for j in np.nonzero(along)[0].tolist():
+                a, _, b = pairs[j]
+                note("Road along a hexside (a Narrow Street only under KGP P5.1)", _hexside_name(_hexside_key(a, b)))
+
+        # hexside terrain: walls, hedges; anything else is unsupported
+        for code in sorted(present):
+            t = table.types.get(code)
+            if t is None or not t.is_hexside:
+                continue
+            on = (sampled[:, narrow] == code) & valid[:, narrow]
+            cover = on.any(axis=1)
+            line_valid = valid[:, k[0]]
+            frac = cover.sum(axis=1) / np.maximum(line_valid.sum(axis=1), 1)
+            central = (cover & centre_ts).sum(axis=1) / np.maximum((line_valid & centre_ts).sum(axis=1), 1)
+            for j in np.nonzero((frac >= 0.5) & (central >= 0.5))[0].tolist():
+                if t.name in _HEXSIDE_FLAGS:
+                    put(j, _HEXSIDE_FLAGS[t.name], True)
+                else:
+                    a, _, b = pairs[j]
+                    note(f"{t.name} (hexside)", _hexside_name(_hexside_key(a, b)))
+
+        # streams: between two stream hexes the format assumes the stream crosses; say where it does not
+        dep = classes.of_code[sampled] == _DEPRESSION
+        crossed, _along = _crossing(dep, dep, valid)
+        for i, (a, _, b) in enumerate(pairs):
+            if hexes[a].stream and hexes[b].stream and not crossed[i]:
+                put(i, "stream", False)
+
+    # slopes (BoardMetadata.xml)
+    slope_sources: dict[HexsideKey, str] = {}
+    for key, (down, source) in _slope_hexsides(board, hexes, note).items():
+        hexsides.setdefault(key, {})["slope"] = _hex_name(down)
+        slope_sources[key] = source
+
+    ordered = {key: hexsides[key] for key in sorted(hexsides) if hexsides[key]}
+    for names in unsupported.values():
+        names.sort(key=_name_sort_key)
+    return BoardTerrain(
+        board=board.archive_name,
+        geometry=geo,
+        hexes=hexes,
+        hexsides=ordered,
+        unsupported=unsupported,
+        slope_sources=slope_sources,
+    )
+
+
+def _has_name(table: TerrainTable, name: str) -> bool:
+    return any(t.name == name for t in table)
+
+
+def _name_sort_key(name: str) -> tuple[tuple[int, int], ...]:
+    return tuple(_parse_hex(part) for part in name.split("-"))
+
+
+def _slope_hexsides(
+    board: BoardArchive, hexes: Mapping[Hex, HexTerrain], note: Any
+) -> dict[HexsideKey, tuple[Hex, str]]:
+    """Each slope hexside → (its Down-Slope hex, how that was decided).
+
+    ``<slope hex="O2" hexsides="45"/>`` names hexsides of O2. The Down-Slope hex (the one whose side
+    carries the hash marks, P2.2) is decided, in order: by the artwork, when the board has an SSR
+    overlay that erases the slopes (its opaque pixels are the hash marks: the hex holding more of them
+    is Down-Slope); by elevation, when the two hexes' Base Levels differ (the lower is Down-Slope); else
+    the named hex is taken as Down-Slope (a guess).
+    """
+    geo = board.geometry
+    slopes = board.metadata.slopes
+    if not slopes:
+        return {}
+    marks: tuple[np.ndarray, np.ndarray] | None = None
+    for rule in board.metadata.overlays:
+        if "slope" in rule.name.lower() and rule.image.lower().endswith(".gif") and rule.image in board.members:
+            try:
+                marks = board.overlay_pixels(rule)
+            except MapError:
+                marks = None
+            break
+    out: dict[HexsideKey, tuple[Hex, str]] = {}
+    for hex_name, sides in slopes.items():
+        try:
+            named = geo.parse(hex_name)
+        except UnknownLocation:
+            note("Slope of a hex off the board (BoardMetadata.xml)", hex_name)
+            continue
+        for side in sides:
+            other = geo.neighbour(named[0], named[1], side)
+            if other is None:
+                note("Slope on a board-edge hexside (BoardMetadata.xml)", f"{hex_name} side {HEXSIDE_NAMES[side]}")
+                continue
+            key = _hexside_key(named, other)
+            decided: tuple[Hex, str] | None = None
+            if marks is not None and marks[0].size:
+                (x0, y0), (x1, y1) = geo.hexside_segment(named[0], named[1], side)
+                cx, cy = geo.centre_exact(*named)
+                d = np.array([x1 - x0, y1 - y0])
+                length = float(np.hypot(*d))
+                d /= length
+                mid = np.array([(x0 + x1) / 2, (y0 + y1) / 2])
+                out_n = (mid - np.array([cx, cy])) / np.hypot(mid[0] - cx, mid[1] - cy)
+                px, py = marks[0] + 0.5, marks[1] + 0.5
+                u = (px - x0) * d[0] + (py - y0) * d[1]
+                w = (px - mid[0]) * out_n[0] + (py - mid[1]) * out_n[1]
+                near = (u >= -0.1 * length) & (u <= 1.1 * length) & (np.abs(w) <= 14)
+                inside, outside = int((near & (w < 0)).sum()), int((near & (w > 0)).sum())
+                if max(inside, outside) >= 5 and max(inside, outside) >= 2 * min(inside, outside):
+                    decided = (named if inside > outside else other, "artwork")
+            if decided is None and hexes[named].level != hexes[other].level:
+                decided = (named if hexes[named].level < hexes[other].level else other, "elevation")
+            if decided is None:
+                decided = (named, "guess")
+            out[key] = decided
+    return out
+
+
+def _emit_map(parts: Sequence[tuple[BoardTerrain, int, int]], *, name: str, prefix: str) -> dict[str, Any]:
+    """Write one map dict from boards placed at (column offset, row offset); later boards win."""
+    hexes: dict[Hex, HexTerrain] = {}
+    hexsides: dict[HexsideKey, dict[str, Any]] = {}
+    grid: set[Hex] = set()
+    for part, dc, dr in parts:
+        for (c, r), t in part.hexes.items():
+            hexes[(c + dc, r + dr)] = t
+        for (a, b), attrs in part.hexsides.items():
+            hexsides[_hexside_key((a[0] + dc, a[1] + dr), (b[0] + dc, b[1] + dr))] = attrs
+        geo = part.geometry
+        grid.update((c + dc, r + dr) for c in range(geo.width) for r in range(geo.height + 1))
+    cols = sorted({h[0] for h in grid})
+    rows = sorted({h[1] for h in grid})
+    blocks: dict[tuple[tuple[str, Any], ...], list[str]] = {}
+    for c in range(cols[0], cols[-1] + 1):
+        for r in range(rows[0], rows[-1] + 1):
+            here = hexes.get((c, r))
+            keys = here.map_keys() if here is not None else {"offboard": True}
+            if keys:
+                blocks.setdefault(tuple(keys.items()), []).append(_hex_name((c, r)))
+    side_blocks: dict[tuple[tuple[str, Any], ...], list[str]] = {}
+    for key in sorted(hexsides):
+        attrs = hexsides[key]
+        if attrs:
+            side_blocks.setdefault(tuple(attrs.items()), []).append(_hexside_name(key))
+    out: dict[str, Any] = {
+        "format": FORMAT,
+        "name": name,
+        "prefix": prefix,
+        "columns": [_column_name(cols[0]), _column_name(cols[-1])],
+        "rows": [rows[0], rows[-1]],
+    }
+    if blocks:
+        out["hex"] = [{"at": at, **dict(keys)} for keys, at in blocks.items()]
+    if side_blocks:
+        out["hexside"] = [{"at": at, **dict(keys)} for keys, at in side_blocks.items()]
+    return out
+
+
+_PREFIX = re.compile(r"|[A-Z][a-z]*|\d+")
+
+
+def board_to_map_dict(
+    board: BoardArchive | str | Path,
+    table: TerrainTable | None = None,
+    prefix: str = "",
+    *,
+    name: str | None = None,
+    gully_as_dry_stream: bool = True,
+) -> MapConversion:
+    """A map of one VASL board in the structure of ``map-format.md`` (what its TOML would load to).
+
+    :returns: ``(map, unsupported)``: the map dict, and one line per VASL feature the format cannot
+        express (``"Cliff (hexside): 27 hexsides: ..."``), which the map leaves out.
+    :raises MapError: a bad prefix, or a board that cannot be read.
+    """
+    if not _PREFIX.fullmatch(prefix):
+        raise MapError(f'prefix {prefix!r}: expected "", a capital and lower-case letters ("St"), or digits ("1")')
+    archive = board if isinstance(board, BoardArchive) else read_board(board)
+    derived = derive_board(archive, table, gully_as_dry_stream=gully_as_dry_stream)
+    title = name if name is not None else f"VASL board {archive.name}"
+    return MapConversion(_emit_map([(derived, 0, 0)], name=title, prefix=prefix), derived.unsupported_lines())
