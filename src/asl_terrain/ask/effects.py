@@ -1,0 +1,194 @@
+"""Batch handlers of the effects and set-up kinds (queries.md): ``tem``, ``setup``, ``stacking``,
+``bypass-effects``, ``tca-change``, ``place-rubble``, ``remove``, ``street-fighting``, ``load``, ``unload``,
+``unhook``, ``sniper-target``, ``end-of-player-turn``, ``rubble-drm``.
+
+Each reads its query's keys (a missing or malformed key is a QueryError naming it) and returns the engine's
+ruling; :func:`asl_terrain.ask.answer_one` serialises it.
+
+Imports: effects, setup, model, errors, units, and the registry of ``ask``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .. import effects as fx
+from .. import setup as su
+from ..errors import QueryError
+from ..grid import Hexside
+from ..model import Location
+from . import Context, Query, handler
+
+
+def _opt_location(q: Query, key: str) -> Location | None:
+    return q.location(key) if q.has(key) else None
+
+
+def _opt_hexside(q: Query, key: str) -> Hexside | None:
+    return q.hexside(key) if q.has(key) else None
+
+
+def _location_list(q: Query, key: str) -> list[Location]:
+    v = q.raw(key)
+    if not isinstance(v, list) or not v:
+        raise QueryError(f"{key}: expected a non-empty list of Locations such as [\"H13\", \"I14\"]")
+    out = []
+    for i, x in enumerate(v):
+        if not isinstance(x, str):
+            raise QueryError(f"{key}[{i}]: expected a Location name as a string, got {x!r}")
+        try:
+            out.append(q.map.parse_location(x))
+        except QueryError as e:
+            raise type(e)(f"{key}[{i}]: {e}") from None
+    return out
+
+
+def _required_choice(q: Query, key: str, choices: tuple[str, ...]) -> str:
+    if not q.has(key):
+        raise QueryError(f"missing key {key!r}; expected one of {', '.join(choices)}")
+    v = q.choice(key, choices)
+    assert v is not None
+    return v
+
+
+def _int(q: Query, key: str, default: int | None) -> int | None:
+    v = q.raw(key, default)
+    if v is None:
+        return default
+    if isinstance(v, bool) or not isinstance(v, int):
+        raise QueryError(f"{key}: expected a whole number, got {v!r}")
+    return v
+
+
+@handler("tem")
+def tem(ctx: Context, q: Query) -> Any:
+    target = q.location("target")
+    if q.has("firers"):
+        firers = _location_list(q, "firers")
+    elif q.has("firer"):
+        firers = [q.location("firer")]
+    else:
+        firers = []
+    attack = q.choice("attack", fx.ATTACKS, "small-arms")
+    assert attack is not None
+    moved_by = q.choice("moved_by", ("road-rate", "non-road"), None)
+    return fx.tem(ctx.map, target, firers, attack, unit=q.unit(), moved_by=moved_by,  # type: ignore[arg-type]
+                  assault_move=q.flag("assault_move"), snap_shot=_opt_hexside(q, "snap_shot"),
+                  declared_vertex=q.vertex("declared_vertex") if q.has("declared_vertex") else None,
+                  entrenched=q.flag("entrenched"), entered_across=_opt_hexside(q, "entered_across"),
+                  chart=ctx.chart, conditions=ctx.conditions)
+
+
+@handler("setup")
+def setup(ctx: Context, q: Query) -> Any:
+    item = _required_choice(q, "item", su.SETUP_ITEMS)
+    at = _opt_location(q, "at")
+    if at is None and item != "roadblock":
+        raise QueryError("missing key 'at': the Location to set up in, e.g. \"M4\"")
+    mine_kind = q.choice("mine_kind", ("A-P", "A-T"), None)
+    if item == "mines" and mine_kind is None:
+        raise QueryError("missing key 'mine_kind': \"A-P\" or \"A-T\"")
+    arrow = q.vertex("arrow") if q.has("arrow") else None
+    return su.can_set_up(ctx.map, item, at, mine_kind=mine_kind, hidden=q.flag("hidden"),
+                         hexside=_opt_hexside(q, "hexside"), arrow=arrow, chart=ctx.chart)
+
+
+@handler("stacking")
+def stacking(ctx: Context, q: Query) -> Any:
+    units = q.raw("units")
+    if units is not None and (not isinstance(units, list) or not all(isinstance(u, str) for u in units)):
+        raise QueryError(f"units: expected a list such as [\"squad\", \"half-squad\"], got {units!r}")
+    return su.stacking_limit(ctx.map, q.location("at"), units, chart=ctx.chart)
+
+
+@handler("bypass-effects")
+def bypass_effects(ctx: Context, q: Query) -> Any:
+    return fx.bypass_effects(ctx.map, q.hexside("hexside"), q.hex("in") if q.has("in") else None, chart=ctx.chart)
+
+
+@handler("tca-change")
+def tca_change(ctx: Context, q: Query) -> Any:
+    if not q.has("unit"):
+        raise QueryError("missing key 'unit': the vehicle, e.g. {\"type\": \"vehicle\", \"caliber\": 75}")
+    attempt = _int(q, "attempt", 1)
+    offset = _int(q, "tca_offset", None)
+    phase = q.choice("phase", ("MPh", "other"), "MPh")
+    assert attempt is not None and phase is not None
+    return fx.tca_change(q.unit(), attempt, phase, offset, chart=ctx.chart)
+
+
+@handler("place-rubble")
+def place_rubble(ctx: Context, q: Query) -> Any:
+    at = q.location("at")
+    return fx.place_rubble(ctx.map, at.hex, chart=ctx.chart)
+
+
+@handler("remove")
+def remove(ctx: Context, q: Query) -> Any:
+    what = _required_choice(q, "what", tuple(fx.REMOVAL_METHODS))
+    method = _required_choice(q, "method", fx.REMOVAL_METHODS[what])
+    return fx.can_remove(ctx.map, what, method, hexside=_opt_hexside(q, "hexside"), at=_opt_location(q, "at"),
+                         from_=_opt_location(q, "from"), vertex=q.vertex("vertex") if q.has("vertex") else None,
+                         firer=_opt_location(q, "firer"), vs=_opt_location(q, "vs"), chart=ctx.chart,
+                         conditions=ctx.conditions)
+
+
+@handler("street-fighting")
+def street_fighting(ctx: Context, q: Query) -> Any:
+    return fx.street_fighting(ctx.map, q.location("vehicle"), q.location("attacker"), chart=ctx.chart)
+
+
+def _what(q: Query) -> str:
+    v = q.raw("what", "squad")
+    if not isinstance(v, str):
+        raise QueryError(f"what: expected \"squad\", \"mortar\" or another unit as a string, got {v!r}")
+    return v
+
+
+@handler("unload")
+def unload(ctx: Context, q: Query) -> Any:
+    return fx.can_unload(ctx.map, q.location("vehicle"), q.location("to"), _what(q))
+
+
+@handler("load")
+def load(ctx: Context, q: Query) -> Any:
+    return fx.can_load(ctx.map, q.location("vehicle"), q.location("from"), _what(q))
+
+
+@handler("unhook")
+def unhook(ctx: Context, q: Query) -> Any:
+    what = _required_choice(q, "what", ("gun", "trailer"))
+    by = q.choice("by", ("crew", "other"), "crew")
+    assert by is not None
+    return fx.can_unhook(ctx.map, q.location("vehicle"), what, by)
+
+
+@handler("sniper-target")
+def sniper_target(ctx: Context, q: Query) -> Any:
+    return fx.sniper_target(ctx.map, q.location("at"))
+
+
+@handler("end-of-player-turn")
+def end_of_player_turn(ctx: Context, q: Query) -> Any:
+    raw = q.raw("units")
+    if not isinstance(raw, list):
+        raise QueryError("units: expected a list such as [{\"type\": \"infantry\", \"at\": \"LL7/culvert\"}]")
+    units: list[tuple[str, Location]] = []
+    for i, u in enumerate(raw):
+        if not isinstance(u, dict) or not isinstance(u.get("at"), str):
+            raise QueryError(f"units[{i}]: expected an object with \"type\" and \"at\" (a Location name)")
+        typ = u.get("type", "infantry")
+        if typ not in ("infantry", "cavalry", "wagon", "vehicle", "motorcycle"):
+            raise QueryError(f"units[{i}].type: unknown unit type {typ!r}; expected infantry, cavalry, wagon, "
+                             "vehicle or motorcycle")
+        try:
+            units.append((typ, ctx.map.parse_location(u["at"])))
+        except QueryError as e:
+            raise type(e)(f"units[{i}].at: {e}") from None
+    return fx.end_of_player_turn(ctx.map, units, ctx.conditions, chart=ctx.chart)
+
+
+@handler("rubble-drm")
+def rubble_drm(ctx: Context, q: Query) -> Any:
+    building = q.choice("building", ("stone", "wooden"), None)
+    return fx.rubble_drm(ctx.map, q.location("at"), building, chart=ctx.chart)

@@ -1,0 +1,237 @@
+"""Effects and set-up subcommands: tem, setup, stacking, bypass-effects, tca-change, place-rubble, remove,
+street-fighting, load, unload, unhook, sniper-target, end-of-player-turn, rubble-drm.
+
+Each builds the query object ``ask`` takes (queries.md), answers it with
+:func:`asl_terrain.ask.answer_one` and prints it, so the CLI and the batch agree.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import typer
+
+from ..ask import answer_one
+from ..errors import UserError
+from ..model import Map
+from . import State, app, get_chart, is_map_arg, load_map, print_answer, split_map
+
+_TEM_KEYS = ["target", "firers", "attack", "affected", "reason", "range", "tem", "hindrance_drm", "drm", "ffmo",
+             "ffnam", "total_drm", "open_ground", "fire_group_los"]
+
+
+def _run(m: Map, query: dict[str, Any], keys: list[str] | None = None, item_key: str = "amount") -> None:
+    query = {k: v for k, v in query.items() if v is not None and v != [] and v is not False or k == "kind"}
+    ans = answer_one(m, query, get_chart(), debug=State.debug)
+    if "error" in ans:  # a query the engine cannot answer: one line on stderr, exit status 2 (via main)
+        raise UserError(str(ans["error"]))
+    print_answer(ans, keys, item_key)
+
+
+def _map_only(args: list[str] | None) -> Map:
+    m, _ = split_map(args or [], 0, "")
+    return m
+
+
+def _unit(text: str | None) -> Any:
+    if text is None:
+        return None
+    t = text.strip()
+    return json.loads(t) if t.startswith("{") else t
+
+
+@app.command()
+def tem(
+    args: list[str] | None = typer.Argument(None, metavar="[MAP]", help="Map file (default: the demo map)."),
+    target: str = typer.Option(..., "--target", "-t", help="The target's Location, e.g. K14 or O17@O17-O18-N17."),
+    firer: list[str] | None = typer.Option(None, "--firer", "-f",
+                                              help="The firer's Location; repeat it for a Fire Group (A.5)."),
+    attack: str = typer.Option("small-arms", "--attack", "-a",
+                               help="small-arms, ordnance, ft, indirect, air-burst, fire-lane, aerial, residual-fp."),
+    moved_by: str | None = typer.Option(None, "--moved-by", help="road-rate or non-road: how the target "
+                                           "entered its hex this phase (B3.3, FFMO/FFNAM)."),
+    assault_move: bool = typer.Option(False, "--assault-move", help="The target used Assault Movement."),
+    snap_shot: str | None = typer.Option(None, "--snap-shot", help="A Snap Shot at this hexside."),
+    declared_vertex: str | None = typer.Option(None, "--declared-vertex",
+                                                  help="The roadblock side the target crossed on (P5.141)."),
+    unit: str | None = typer.Option(None, "--unit", help="The target: infantry (default), cavalry, vehicle, "
+                                       "or a JSON object."),
+    entrenched: bool = typer.Option(False, "--entrenched", help="The target is entrenched."),
+    entered_across: str | None = typer.Option(None, "--entered-across",
+                                                 help="The hexside the target entered its hex across (B3.3)."),
+) -> None:
+    """The terrain effects on one attack: each TEM and DRM with its rule, and the total (B3.3, P2.41, P2.42,
+    P4.13, P4.24, P5.141, A4.6)."""
+    m = _map_only(args)
+    firers = list(firer or [])
+    q: dict[str, Any] = {"kind": "tem", "target": target, "attack": attack, "moved_by": moved_by,
+                         "assault_move": assault_move, "snap_shot": snap_shot, "declared_vertex": declared_vertex,
+                         "unit": _unit(unit), "entrenched": entrenched, "entered_across": entered_across}
+    if len(firers) == 1:
+        q["firer"] = firers[0]
+    elif firers:
+        q["firers"] = firers
+    _run(m, q, _TEM_KEYS)
+
+
+@app.command()
+def setup(
+    args: list[str] = typer.Argument(..., metavar="[MAP] ITEM [AT]",
+                                     help="unit, gun, squad, half-squad, entrenchment, mines, roadblock, "
+                                          "fortification or fortified-building; and the Location."),
+    hidden: bool = typer.Option(False, "--hidden", help="Set up hidden (HIP)."),
+    mine_kind: str | None = typer.Option(None, "--mine-kind", help="A-P or A-T (mines)."),
+    hexside: str | None = typer.Option(None, "--hexside", help="A roadblock's hexside."),
+    arrow: str | None = typer.Option(None, "--arrow", help="The vertex a Narrow Street roadblock's arrow "
+                                        "points to."),
+) -> None:
+    """May this be set up here? (B3.5, P4.21, P5.14, P5.142, P5.2, P5.21)"""
+    if args and is_map_arg(args[0]):
+        m, rest = load_map(args[0]), args[1:]
+    else:
+        m, rest = load_map(None), list(args)
+    if not 1 <= len(rest) <= 2:
+        raise UserError(f"expected [MAP] ITEM [AT], got {' '.join(args)}")
+    _run(m, {"kind": "setup", "item": rest[0], "at": rest[1] if len(rest) > 1 else None, "hidden": hidden,
+             "mine_kind": mine_kind, "hexside": hexside, "arrow": arrow})
+
+
+@app.command()
+def stacking(
+    args: list[str] = typer.Argument(..., metavar="[MAP] AT", help="A Location, e.g. J19/2 or LL7/culvert."),
+    unit: list[str] | None = typer.Option(None, "--unit", help="A unit to stack there (squad, half-squad, "
+                                             "crew, leader, gun); repeat it."),
+) -> None:
+    """The stacking limit of a Location (A5.1, P4.2, P5.21)."""
+    m, (at,) = split_map(args, 1, "AT")
+    _run(m, {"kind": "stacking", "at": at, "units": list(unit) if unit else None})
+
+
+@app.command("bypass-effects")
+def bypass_effects(
+    args: list[str] = typer.Argument(..., metavar="[MAP] HEXSIDE", help="A Narrow Street hexside, e.g. N17-O17."),
+    in_: str | None = typer.Option(None, "--in", help="The hex the unit is Bypassing in."),
+) -> None:
+    """What SMOKE, Residual FP and mines reach a unit in Bypass along a Narrow Street hexside (P5.131, P5.142),
+    and whether Bypass is allowed (P5.126)."""
+    m, (hs,) = split_map(args, 1, "HEXSIDE")
+    _run(m, {"kind": "bypass-effects", "hexside": hs, "in": in_})
+
+
+@app.command("tca-change")
+def tca_change(
+    args: list[str] | None = typer.Argument(None, metavar="[MAP]"),
+    caliber: int = typer.Option(75, help="MA caliber in mm."),
+    barrel: str = typer.Option("L", help="Barrel length: '', '*', 'L' or 'LL'."),
+    buttoned_up: bool = typer.Option(False, "--bu", help="The vehicle is Buttoned Up."),
+    turreted: bool = typer.Option(True, "--turreted/--no-turret"),
+    armor_leader: int = typer.Option(0, "--armor-leader", help="The Armor Leader's modifier, e.g. -1."),
+    attempt: int = typer.Option(1, help="Which TCA-Change dr of this phase (1, 2, 3 ...)."),
+    phase: str = typer.Option("MPh", help="MPh or other."),
+    tca_offset: int | None = typer.Option(None, "--tca-offset", help="Hexspines between TCA and VCA (0-5)."),
+) -> None:
+    """A vehicle's TCA-Change dr on a Narrow Street (P5.122) and Non-Stopped status (P5.121)."""
+    m = _map_only(args)
+    unit = {"type": "vehicle", "caliber": caliber, "barrel": barrel, "buttoned_up": buttoned_up,
+            "turreted": turreted, "armor_leader": armor_leader}
+    _run(m, {"kind": "tca-change", "unit": unit, "attempt": attempt, "phase": phase, "tca_offset": tca_offset})
+
+
+@app.command("place-rubble")
+def place_rubble(
+    args: list[str] = typer.Argument(..., metavar="[MAP] AT", help="The hex the Rubble counter is placed in."),
+) -> None:
+    """What placing Rubble removes and whom it hits along Narrow Street hexsides (P5.15)."""
+    m, (at,) = split_map(args, 1, "AT")
+    _run(m, {"kind": "place-rubble", "at": at})
+
+
+@app.command()
+def remove(
+    args: list[str] = typer.Argument(..., metavar="[MAP] WHAT", help="roadblock, mines, wreck or vehicle."),
+    method: str = typer.Option(..., "--method", help="clearance, dc, direct-fire, indirect-he, b28.53, d10.4."),
+    hexside: str | None = typer.Option(None, "--hexside"),
+    at: str | None = typer.Option(None, "--at"),
+    from_: str | None = typer.Option(None, "--from", help="The Location of the unit making the attempt."),
+    vertex: str | None = typer.Option(None, "--vertex", help="A DC's vertex."),
+    firer: str | None = typer.Option(None, "--firer", help="Direct Fire ordnance's Location."),
+    vs: str | None = typer.Option(None, "--vs", help="The Location Indirect Fire HE resolves against."),
+) -> None:
+    """May a Narrow Street roadblock, revealed mines or a wreck be removed this way? (P5.1411, P5.142, P5.126)"""
+    m, (what,) = split_map(args, 1, "WHAT")
+    _run(m, {"kind": "remove", "what": what, "method": method, "hexside": hexside, "at": at, "from": from_,
+             "vertex": vertex, "firer": firer, "vs": vs})
+
+
+@app.command("street-fighting")
+def street_fighting(
+    args: list[str] = typer.Argument(..., metavar="[MAP] VEHICLE ATTACKER",
+                                     help="The vehicle's Bypass position (N17@N17-O17) and the attacker's Location."),
+) -> None:
+    """Street Fighting CC vs a vehicle on a Narrow Street (P5.132)."""
+    m, (vehicle, attacker) = split_map(args, 2, "VEHICLE ATTACKER")
+    _run(m, {"kind": "street-fighting", "vehicle": vehicle, "attacker": attacker})
+
+
+@app.command()
+def unload(
+    args: list[str] = typer.Argument(..., metavar="[MAP] VEHICLE TO"),
+    what: str = typer.Option("squad", "--what", help="squad, mortar (a 76-107mm MTR) or another unit."),
+) -> None:
+    """May Passengers unload from a vehicle on a Narrow Street into this Location? (P5.125)"""
+    m, (vehicle, to) = split_map(args, 2, "VEHICLE TO")
+    _run(m, {"kind": "unload", "vehicle": vehicle, "to": to, "what": what})
+
+
+@app.command()
+def load(
+    args: list[str] = typer.Argument(..., metavar="[MAP] VEHICLE FROM"),
+    what: str = typer.Option("squad", "--what", help="squad, mortar (a 76-107mm MTR) or another unit."),
+) -> None:
+    """May Passengers load onto a vehicle on a Narrow Street from this Location? (P5.125)"""
+    m, (vehicle, frm) = split_map(args, 2, "VEHICLE FROM")
+    _run(m, {"kind": "load", "vehicle": vehicle, "from": frm, "what": what})
+
+
+@app.command()
+def unhook(
+    args: list[str] = typer.Argument(..., metavar="[MAP] VEHICLE"),
+    what: str = typer.Option("gun", "--what", help="gun or trailer."),
+    by: str = typer.Option("crew", "--by", help="crew (of the towing vehicle) or other."),
+) -> None:
+    """May a towed Gun or trailer be unhooked in Bypass on a Narrow Street? (P5.124)"""
+    m, (vehicle,) = split_map(args, 1, "VEHICLE")
+    _run(m, {"kind": "unhook", "vehicle": vehicle, "what": what, "by": by})
+
+
+@app.command("sniper-target")
+def sniper_target(
+    args: list[str] = typer.Argument(..., metavar="[MAP] AT"),
+) -> None:
+    """Are units here eligible Sniper targets? (P4.24)"""
+    m, (at,) = split_map(args, 1, "AT")
+    _run(m, {"kind": "sniper-target", "at": at})
+
+
+@app.command("end-of-player-turn")
+def end_of_player_turn(
+    args: list[str] = typer.Argument(..., metavar="[MAP] LOCATION...", help="Locations of Infantry units."),
+    unit_type: str = typer.Option("infantry", "--type", help="The units' type."),
+) -> None:
+    """Which units are due a Replacement/Disruption check at the end of the Player Turn? (P4.23, B20.7)"""
+    if args and is_map_arg(args[0]):
+        m, locs = load_map(args[0]), args[1:]
+    else:
+        m, locs = load_map(None), list(args)
+    _run(m, {"kind": "end-of-player-turn", "units": [{"type": unit_type, "at": x} for x in locs] or None})
+
+
+@app.command("rubble-drm")
+def rubble_drm(
+    args: list[str] = typer.Argument(..., metavar="[MAP] AT", help="A building Location, e.g. J19/2."),
+    building: str | None = typer.Option(None, "--building", help="stone or wooden (default: the map's)."),
+) -> None:
+    """The drm a building Location adds to rubble determination (B24.11; P5.2 for a Steeple)."""
+    m, (at,) = split_map(args, 1, "AT")
+    _run(m, {"kind": "rubble-drm", "at": at, "building": building})

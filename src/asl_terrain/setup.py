@@ -1,0 +1,444 @@
+"""Set-up legality and stacking: what may be set up (or placed) in a Location, and how much may stack there.
+
+Decides B3.5 (no hidden mines or entrenchments in a paved road hex), P4.21 (nothing set up IN a Stream
+Culvert), P5.14 (Fortifications beside a paved Narrow Street), P5.142 (mines in a hex with a paved
+Narrow Street hexside are set up revealed, and its Crest-Line exemption), P5.2 (a Steeple Location
+cannot be Fortified), P5.21 (no Gun in a Steeple), the roadblock set-up of B29.1 / P5.141, and the
+stacking limits of A5.1, P4.2 and P5.21. The numbers come from the terrain chart; a set-up the rules
+forbid is a ruling (``allowed=False`` with its reason and rule), never an exception.
+
+Imports: chart, errors, model, rulings, units. Never effects, movement, los, ask, cli or render.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any
+
+from .chart import Chart, default_chart
+from .errors import QueryError
+from .grid import Hex, Hexside, Vertex
+from .model import Location, Map
+from .rulings import Ruling, distinct, fmt, num
+
+__all__ = [
+    "SETUP_ITEMS",
+    "STACKING_UNITS",
+    "SetupRuling",
+    "StackingRuling",
+    "can_set_up",
+    "is_paved_road_hex",
+    "is_steeple",
+    "mines_must_be_revealed",
+    "paved_narrow_street_hexsides",
+    "stacking_limit",
+]
+
+#: the set-up items queries.md knows
+SETUP_ITEMS = ("unit", "gun", "squad", "half-squad", "entrenchment", "mines", "roadblock", "fortification",
+               "fortified-building")
+#: what a stacking check counts, and its squad-equivalents (A5.1); SMC count against the SMC allowance
+STACKING_UNITS = ("squad", "half-squad", "crew", "leader", "smc", "gun")
+_FORTIFICATIONS = ("entrenchment", "mines", "roadblock", "fortification", "fortified-building")
+
+
+# ---------------------------------------------------------------------------------------------- rulings
+
+
+@dataclass(frozen=True, slots=True)
+class SetupRuling:
+    """May ``item`` be set up at ``at``, exactly as asked (queries.md ``setup``)."""
+
+    item: str
+    at: str
+    allowed: bool
+    must_be_revealed: bool
+    reason: str | None
+    rule_refs: tuple[str, ...]
+    sentences: tuple[str, ...]
+
+    def rules(self) -> tuple[str, ...]:
+        return distinct(self.rule_refs)
+
+    def explain(self) -> str:
+        return " ".join(self.sentences)
+
+    def to_json(self) -> dict[str, Any]:
+        return Ruling("setup", {"item": self.item, "at": self.at, "allowed": self.allowed,
+                                "must_be_revealed": self.must_be_revealed, "reason": self.reason},
+                      extra_rules=self.rules(), sentences=self.sentences).to_json()
+
+
+@dataclass(frozen=True, slots=True)
+class StackingRuling:
+    """The stacking limit of a Location (A5.1, P4.2, P5.21); with ``units``, whether they overstack it."""
+
+    at: str
+    squad_equivalents: Fraction
+    guns_allowed: bool
+    smc_allowed: int
+    rule_refs: tuple[str, ...]
+    sentences: tuple[str, ...]
+    counted: Fraction | None = None
+    overstacked: bool | None = None
+
+    @property
+    def limit(self) -> str:
+        """The limit in words."""
+        n = self.squad_equivalents
+        if n == Fraction(1, 2):
+            return "one half-squad equivalent"
+        if n == 1:
+            return "one squad equivalent"
+        return f"{fmt(n)} squad equivalents"
+
+    def rules(self) -> tuple[str, ...]:
+        return distinct(self.rule_refs)
+
+    def explain(self) -> str:
+        return " ".join(self.sentences)
+
+    def to_json(self) -> dict[str, Any]:
+        values: dict[str, Any] = {"at": self.at, "squad_equivalents": num(self.squad_equivalents),
+                                  "limit": self.limit, "guns_allowed": self.guns_allowed,
+                                  "smc_allowed": self.smc_allowed}
+        if self.counted is not None:
+            values["counted"] = num(self.counted)
+            values["overstacked"] = self.overstacked
+        return Ruling("stacking", values, extra_rules=self.rules(), sentences=self.sentences).to_json()
+
+
+# ---------------------------------------------------------------------------------------------- terrain facts
+
+
+def is_paved_road_hex(m: Map, h: Hex) -> bool:
+    """A paved road hex: a road depiction of paved type crosses one of its hexsides (B3.1: a hex with both
+    paved and dirt roads is paved). A Narrow Street hexside alone does not make it one (P5.14, digest §7.36).
+    """
+    return any(hs.road == "paved" for hs in m.hexsides_of(h))
+
+
+def paved_narrow_street_hexsides(m: Map, h: Hex) -> tuple[Hexside, ...]:
+    """The hexsides of ``h`` a paved Narrow Street overprints (P5.1)."""
+    return tuple(hs.hexside for hs in m.hexsides_of(h) if hs.narrow_street == "paved")
+
+
+def _narrow_street_hexsides(m: Map, h: Hex) -> tuple[Hexside, ...]:
+    return tuple(hs.hexside for hs in m.hexsides_of(h) if hs.narrow_street is not None)
+
+
+def _crest_toward_lower(m: Map, h: Hex, hs: Hexside) -> bool:
+    """``hs`` is a Crest Line hexside whose other hex has a lower Base Level than ``h``."""
+    other = hs.other(h)
+    return (m.is_crest_line(hs) and other in m
+            and m.terrain(other).base_level < m.terrain(h).base_level)
+
+
+def mines_must_be_revealed(m: Map, h: Hex, chart: Chart | None = None) -> bool:
+    """Mines set up in ``h`` must be placed on-map revealed: ``h`` has a paved Narrow Street hexside and is
+    not exempt because its Narrow Street hexsides are all Crest Lines toward lower hexes (P5.142).
+
+    Notes
+    -----
+    The exemption reads ``judgment.mines_revealed_exemption`` (digest §7.30, [U]): with
+    ``"paved-crest-lower"`` only the paved Narrow Street hexsides must be such Crest Lines, with
+    ``"all-crest-lower"`` every Narrow Street hexside of the hex.
+    """
+    chart = chart or default_chart()
+    paved = paved_narrow_street_hexsides(m, h)
+    if not paved:
+        return False
+    mode = chart.judgment("mines_revealed_exemption").value
+    considered = _narrow_street_hexsides(m, h) if mode == "all-crest-lower" else paved
+    return not all(_crest_toward_lower(m, h, hs) for hs in considered)
+
+
+def is_steeple(m: Map, loc: Location) -> bool:
+    """``loc`` is the Steeple Location of its hex (P5.2)."""
+    t = m.terrain(loc.hex)
+    return loc.place == "" and t.steeple_level is not None and loc.level == t.steeple_level
+
+
+def _is_interior_building_hex(m: Map, h: Hex) -> bool:
+    t = m.terrain(h)
+    if not t.is_building or t.building_id is None:
+        return False
+    ns = h.neighbours()
+    return all(n in m and m.terrain(n).is_building and m.terrain(n).building_id == t.building_id for n in ns)
+
+
+def _terrain_key(m: Map, loc: Location) -> str:
+    """The key the chart's forbidden-terrain lists use for ``loc``'s hex."""
+    t = m.terrain(loc.hex)
+    if t.is_stream and t.stream in ("deep", "flooded") and loc.place in ("", "culvert"):
+        return "water-obstacle"
+    return t.terrain
+
+
+# ---------------------------------------------------------------------------------------------- stacking
+
+
+def stacking_limit(m: Map, at: Location, units: Sequence[str] | None = None,
+                   chart: Chart | None = None) -> StackingRuling:
+    """The stacking limit of Location ``at``: one squad equivalent IN a Stream Culvert (P4.2), one
+    half-squad equivalent in a Steeple Location (P5.21), the normal limit elsewhere (A5.1).
+
+    Parameters
+    ----------
+    m : Map
+    at : Location
+        The Location (a Bypass position counts as its hex's Location).
+    units : sequence of str, optional
+        Units to stack there (``"squad"``, ``"half-squad"``, ``"crew"``, ``"leader"``/``"smc"``,
+        ``"gun"``); the ruling then says whether they overstack it.
+
+    Notes
+    -----
+    SMC keep the normal SMC allowance in a Steeple and a Culvert (``judgment.steeple_smc_allowed``,
+    digest §7.27, [U]). No Gun may be set up in a Steeple (P5.21) nor enter a Culvert (P4.21).
+
+    Examples
+    --------
+    >>> from asl_terrain.model import Map
+    >>> m = Map.from_data({"format": "asl-terrain/1", "columns": ["A", "C"], "rows": [1, 3]})
+    >>> stacking_limit(m, m.parse_location("B2")).limit
+    '3 squad equivalents'
+    """
+    chart = chart or default_chart()
+    m.check_location(at.base())
+    name = m.name_of(at.base())
+    smc = int(chart.param("stacking_smc").value)
+    if at.place == "culvert":
+        p = chart.param("culvert_stacking_squads")
+        limit, guns, rules = p.value, False, [p.rule, "P4.21"]
+        sentences = [f"{name} is a Stream Culvert Location: its stacking limit is one squad equivalent "
+                     f"({p.rule}), and no Gun may enter it (P4.21)."]
+    elif is_steeple(m, at):
+        p = chart.param("steeple_stacking_squads")
+        limit, guns, rules = p.value, False, [p.rule]
+        sentences = [f"{name} is a Steeple Location: its stacking limit is one half-squad equivalent and no "
+                     f"Gun may be set up in it ({p.rule})."]
+    else:
+        p = chart.param("stacking_squads")
+        limit, guns, rules = p.value, True, [p.rule]
+        sentences = [f"{name} has the normal stacking limit of {fmt(p.value)} squad equivalents ({p.rule})."]
+    if limit < 1 or at.place == "culvert":
+        if chart.judgment("steeple_smc_allowed").value:
+            sentences.append(f"SMC keep the normal allowance of {smc} ({chart.param('stacking_smc').rule}; "
+                             f"judgment steeple_smc_allowed [{chart.judgment('steeple_smc_allowed').tag}]).")
+        else:
+            smc = 0
+    counted: Fraction | None = None
+    over: bool | None = None
+    if units is not None:
+        counted = Fraction(0)
+        n_smc = 0
+        n_guns = 0
+        for u in units:
+            if u not in STACKING_UNITS:
+                raise QueryError(f"units: unknown unit {u!r}; expected some of {', '.join(STACKING_UNITS)}")
+            if u == "squad":
+                counted += 1
+            elif u in ("half-squad", "crew"):
+                counted += Fraction(1, 2)
+            elif u == "gun":
+                n_guns += 1
+            else:
+                n_smc += 1
+        over = counted > limit or n_smc > smc or (n_guns > 0 and not guns)
+        sentences.append(f"{', '.join(units) or 'nothing'}: {fmt(counted)} squad equivalent(s)"
+                         f"{f', {n_smc} SMC' if n_smc else ''}{f', {n_guns} Gun(s)' if n_guns else ''}: "
+                         f"{'overstacked' if over else 'within the limit'}.")
+    return StackingRuling(name, limit, guns, smc, tuple(rules), tuple(sentences), counted, over)
+
+
+# ---------------------------------------------------------------------------------------------- set-up
+
+
+def can_set_up(m: Map, item: str, at: Location | None, *, mine_kind: str | None = None,
+               hidden: bool = False, hexside: Hexside | None = None, arrow: Vertex | None = None,
+               chart: Chart | None = None) -> SetupRuling:
+    """Whether ``item`` may be set up at ``at`` exactly as asked (B3.5, P4.21, P5.14, P5.142, P5.2, P5.21,
+    B28.1, B29.1, P5.141).
+
+    Parameters
+    ----------
+    m : Map
+    item : str
+        One of :data:`SETUP_ITEMS`.
+    at : Location or None
+        Where (may be left out for a roadblock, which names its ``hexside``).
+    mine_kind : ``"A-P"`` or ``"A-T"``
+        For mines.
+    hidden : bool
+        Mines (or an entrenchment) set up hidden (HIP).
+    hexside : Hexside
+        A roadblock's hexside. ``arrow``: the vertex its arrow points to (P5.141), optional.
+
+    Returns
+    -------
+    SetupRuling
+        ``allowed`` for this set-up as asked (hidden mines where they must be revealed are not allowed),
+        ``must_be_revealed`` for mines that P5.142 forces on-map revealed.
+
+    Raises
+    ------
+    QueryError
+        For an item the engine does not know, a missing ``at``/``hexside``/``mine_kind``.
+
+    Notes
+    -----
+    A hex whose only road is a paved Narrow Street hexside is not a paved road hex for B3.5, and P5.14
+    lets Fortifications not normally allowed in a paved road hex be placed in a hex with a paved Narrow
+    Street hexside unless other terrain forbids them (digest §7.36, [U]). Terrain that forbids
+    entrenchments and minefields is listed in the chart (``param.entrenchment_forbidden_terrain``,
+    ``param.mines_forbidden_terrain``).
+
+    Examples
+    --------
+    >>> from asl_terrain.model import Map
+    >>> m = Map.from_data({"format": "asl-terrain/1", "columns": ["A", "C"], "rows": [1, 3],
+    ...                    "hexside": [{"at": ["B2-B3"], "road": "paved"}]})
+    >>> can_set_up(m, "entrenchment", m.parse_location("B2")).allowed
+    False
+    """
+    chart = chart or default_chart()
+    if item not in SETUP_ITEMS:
+        raise QueryError(f"item: unknown set-up item {item!r}; expected one of {', '.join(SETUP_ITEMS)}")
+    if item == "roadblock":
+        return _roadblock(m, at, hexside, arrow)
+    if at is None:
+        raise QueryError("missing key 'at': the Location to set up in")
+    m.check_location(at.base())
+    if at.is_bypass:
+        raise QueryError(f"at: {m.name_of(at)} is a Bypass position; set-up is in a Location such as "
+                         f"{m.name_of(at.base())}")
+    if item == "mines" and mine_kind not in ("A-P", "A-T"):
+        raise QueryError(f"mine_kind: expected \"A-P\" or \"A-T\", got {mine_kind!r}")
+    name = m.name_of(at)
+    what = _item_words(item, mine_kind, hidden)
+
+    def no(reason: str, *rules: str, revealed: bool = False) -> SetupRuling:
+        return SetupRuling(item, name, False, revealed, reason, rules, (f"{what} may not be set up in {name}: "
+                                                                         f"{reason}.",))
+
+    def yes(sentence: str, *rules: str, revealed: bool = False) -> SetupRuling:
+        return SetupRuling(item, name, True, revealed, None, rules, (f"{what} may be set up in {name}: "
+                                                                      f"{sentence}.",))
+
+    # P4.21: nothing at all is set up IN a Stream Culvert
+    if at.place == "culvert":
+        return no("no unit, Equipment or Fortification may be set up IN a Stream Culvert (P4.21)", "P4.21")
+    steeple = is_steeple(m, at)
+    if item == "gun" and steeple:
+        return no("no Gun may be set up in a Steeple Location (P5.21)", "P5.21")
+    if item == "fortified-building":
+        if steeple:
+            return no("a Steeple Location cannot be Fortified (P5.2)", "P5.2")
+        if not m.terrain(at.hex).is_building or at.place:
+            return no("only a building Location can be Fortified (B23.9)", "B23.9")
+        return yes("it is a building Location (B23.9)", "B23.9")
+    if item in ("squad", "half-squad", "unit"):
+        limit = stacking_limit(m, at, chart=chart)
+        need = Fraction(1) if item == "squad" else Fraction(1, 2) if item == "half-squad" else Fraction(0)
+        if need > limit.squad_equivalents:
+            return no(f"a {item} exceeds its stacking limit of {limit.limit} ({', '.join(limit.rules())})",
+                      *limit.rules())
+        return yes(f"its stacking limit is {limit.limit} ({', '.join(limit.rules())})", *limit.rules())
+    if item == "gun":
+        return yes("no rule of the seeds forbids it (P5.21 and P4.21 do not apply)", "P5.21")
+    # Fortifications in a hex
+    h = at.hex
+    paved_ns = paved_narrow_street_hexsides(m, h)
+    paved_road = is_paved_road_hex(m, h)
+    terrain = _terrain_key(m, at)
+    if item == "entrenchment":
+        forbidden = chart.param("entrenchment_forbidden_terrain")
+        if at.level or at.place in ("rooftop",) or steeple:
+            return no("an entrenchment is dug at ground level (B27.1)", "B27.1")
+        if terrain in forbidden.value:
+            return no(f"an entrenchment may not be dug in {terrain} ({forbidden.rule})", forbidden.rule)
+        if paved_ns:
+            return yes(f"hex {m.name_of(h)} has a paved Narrow Street hexside ({_names(m, paved_ns)}), so a "
+                       f"Fortification not normally allowed in a paved road hex may be placed (P5.14)",
+                       "P5.14", "B3.5")
+        if paved_road:
+            return no(f"{m.name_of(h)} is a paved road hex (B3.5)", "B3.5")
+        return yes("nothing in the hex forbids it (B3.5, P5.14 do not apply)", "B3.5")
+    if item == "mines":
+        forbidden = chart.param("mines_forbidden_terrain")
+        if at.level or at.place in ("rooftop",):
+            return no("a minefield lies in a hex's ground-level Location (B28.1)", "B28.1")
+        if terrain in forbidden.value:
+            return no(f"no minefield may be set up in {terrain} ({forbidden.rule})", forbidden.rule)
+        if _is_interior_building_hex(m, h):
+            return no("no minefield may be set up in an interior building hex (B28.1)", "B28.1")
+        if paved_ns:
+            reveal = mines_must_be_revealed(m, h, chart)
+            if reveal and hidden:
+                return no(f"mines in a hex with a paved Narrow Street hexside ({_names(m, paved_ns)}) must be "
+                          "placed on-map revealed (P5.142)", "P5.142", revealed=True)
+            if reveal:
+                return yes(f"revealed, as P5.142 requires in a hex with a paved Narrow Street hexside "
+                           f"({_names(m, paved_ns)}); P5.14 allows them beside a paved Narrow Street",
+                           "P5.142", "P5.14", revealed=True)
+            return yes(f"every Narrow Street hexside of {m.name_of(h)} is a Crest Line toward a lower hex, so "
+                       "they need not be revealed (P5.142 exception); P5.14 allows them", "P5.142", "P5.14")
+        if paved_road:
+            if hidden:
+                return no(f"hidden mines may not be placed in a paved road hex ({m.name_of(h)}) (B3.5)", "B3.5")
+            if mine_kind == "A-T":
+                return yes("non-hidden A-T mines may be set up in a paved road hex (B28.53)", "B28.53", "B3.5")
+            return no("only non-hidden A-T mines may be set up in a paved road hex (B28.1, B28.53)",
+                      "B28.1", "B28.53", "B3.5")
+        ns = _narrow_street_hexsides(m, h)
+        if ns:
+            return yes(f"its Narrow Street hexsides ({_names(m, ns)}) are unpaved, so the mines may be hidden "
+                       "(P5.142)", "P5.142")
+        return yes("nothing in the hex forbids it (B3.5, P5.142 do not apply)", "B3.5")
+    # a generic Fortification
+    if steeple:
+        return no("a Steeple Location cannot be Fortified (P5.2)", "P5.2")
+    return yes("no rule of the seeds forbids it (P4.21, P5.14 checked)", "P5.14")
+
+
+def _roadblock(m: Map, at: Location | None, hexside: Hexside | None, arrow: Vertex | None) -> SetupRuling:
+    """A roadblock: on a road hexside (B29.1) or straddling a Narrow Street hexside with its arrow to one of
+    that hexside's vertices (P5.141)."""
+    if hexside is None:
+        raise QueryError("missing key 'hexside': a roadblock names the hexside it blocks, e.g. \"O17-O18\"")
+    name = m.name_of(hexside)
+    where = m.name_of(at) if at is not None else name
+    if at is not None and at.hex not in hexside.hexes:
+        raise QueryError(f"at: {m.name_of(at)} is not a hex of hexside {name}")
+    t = m.hexside(hexside)
+    if arrow is not None and arrow not in hexside.vertices():
+        return SetupRuling("roadblock", where, False, False,
+                           f"its arrow must point to a vertex of {name} (P5.141)", ("P5.141",),
+                           (f"A roadblock may not be set up on {name} with its arrow to {m.name_of(arrow)}: the "
+                            f"arrow must point to a vertex of {name} (P5.141).",))
+    if t.narrow_street is not None:
+        return SetupRuling("roadblock", where, True, False, None, ("P5.141",),
+                           (f"A roadblock may be set up straddling Narrow Street hexside {name}, its arrow to one "
+                            "of that hexside's vertices; it extends from centre dot to centre dot (P5.141).",))
+    if t.road is not None:
+        return SetupRuling("roadblock", where, True, False, None, ("B29.1",),
+                           (f"A roadblock may be set up on road hexside {name} (B29.1).",))
+    return SetupRuling("roadblock", where, False, False, f"{name} is not a road or Narrow Street hexside (B29.1)",
+                       ("B29.1", "P5.141"),
+                       (f"A roadblock may not be set up on {name}: it is neither a road hexside (B29.1) nor a "
+                        "Narrow Street hexside (P5.141).",))
+
+
+def _item_words(item: str, mine_kind: str | None, hidden: bool) -> str:
+    if item == "mines":
+        return f"{'Hidden' if hidden else 'Revealed'} {mine_kind} mines"
+    return {"unit": "A unit", "gun": "A Gun", "squad": "A squad", "half-squad": "A half-squad",
+            "entrenchment": "An entrenchment", "fortification": "A Fortification",
+            "fortified-building": "A Fortified building Location"}[item]
+
+
+def _names(m: Map, hexsides: Iterable[Hexside]) -> str:
+    return ", ".join(m.name_of(hs) for hs in hexsides)
