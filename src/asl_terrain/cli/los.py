@@ -1,0 +1,112 @@
+"""LOS subcommands: ``los [MAP] A B [-o los.png]`` and ``viewshed [MAP] A [--level N] [-o view.png]``.
+
+Each builds the query object ``ask`` takes (queries.md), answers it with
+:func:`asl_terrain.ask.answer_one` and prints it, so the CLI and the batch agree. With ``-o`` the
+ruling is drawn with :mod:`asl_terrain.render`: the values come from the engine, render only draws.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Optional
+
+import typer
+
+from ..ask import answer_one
+from ..errors import UserError
+from ..model import Map
+from . import State, app, console, get_chart, print_answer, split_map
+
+_LOS_KEYS = ["from", "to", "clear", "blocked_by", "hindrance_drm", "range", "height_advantage", "up_slope",
+             "blind", "borderline", "elevations", "roadblocks_crossed"]
+
+
+def _answer(m: Map, query: dict[str, Any]) -> dict[str, Any]:
+    ans = answer_one(m, query, get_chart(), debug=State.debug)
+    if "error" in ans:
+        raise UserError(str(ans["error"]))
+    return ans
+
+
+@app.command("los")
+def los_command(
+    args: list[str] = typer.Argument(..., metavar="[MAP] A B", help="Map file (default: the demo map), then the "
+                                     "two Locations, e.g. I14 K11/1 or O17@O17-O18-N17."),
+    output: Optional[Path] = typer.Option(None, "-o", "--output", help="Draw the thread: .svg or .png."),
+    entrenched_from: bool = typer.Option(False, "--entrenched-from", help="A is entrenched (B9.21)."),
+    entrenched_to: bool = typer.Option(False, "--entrenched-to", help="B is entrenched (B9.21)."),
+    size: float = typer.Option(36.0, help="Hex size in pixels for -o."),
+) -> None:
+    """Line of sight from A to B: clear or blocked (where, by what, which rule), every Hindrance and its DRM,
+    range, Height Advantage, Up-Slope ends, Blind Hex, borderline (A6, B10, P2.3, P4.2, P5.141)."""
+    m, (a, b) = split_map(args, 2, "A B")
+    q: dict[str, Any] = {"kind": "los", "from": a, "to": b}
+    if entrenched_from or entrenched_to:
+        q["entrenched"] = {"from": entrenched_from, "to": entrenched_to}
+    ans = _answer(m, q)
+    print_answer(ans, _LOS_KEYS)
+    hs = ans.get("hindrances") or []
+    if hs:
+        console.print("[bold]hindrances[/]: " + ", ".join(f"{h['what']} in {h['hex']} +{h['drm']}" for h in hs))
+    if output is not None:
+        _draw_los(m, a, b, (entrenched_from, entrenched_to), output, size)
+        console.print(f"wrote {output}")
+
+
+def _draw_los(m: Map, a: str, b: str, entrenched: tuple[bool, bool], output: Path, size: float) -> None:
+    from ..los import los
+    from ..render import Mark, Thread, map_svg, save
+
+    r = los(m, m.parse_location(a), m.parse_location(b), chart=get_chart(), entrenched=entrenched)
+    block = None
+    marks = []
+    if r.blocked_by is not None:
+        t = r.blocked_by.t
+        (x0, y0), (x1, y1) = r.start, r.end
+        block = (x0 + (x1 - x0) * t, y0 + (y1 - y0) * t)
+        marks.append(Mark(block, f"{r.blocked_by.terrain} ({r.blocked_by.rule})", "error"))
+    label = "clear" if r.clear else "blocked"
+    if r.clear and r.hindrance_drm:
+        label += f" +{r.hindrance_drm}"
+    thread = Thread(r.start, r.end, r.clear, block, tuple(h.hex for h in r.hindrances), label)
+    save(map_svg(m, size=size, threads=[thread], marks=marks, caption=r.explain()), output)
+
+
+@app.command("viewshed")
+def viewshed_command(
+    args: list[str] = typer.Argument(..., metavar="[MAP] A", help="Map file (default: the demo map), then the "
+                                     "viewing Location, e.g. K10/2."),
+    level: Optional[int] = typer.Option(None, "--level", min=0, help="Look at each hex's building level N "
+                                        "where it has one, instead of ground level."),
+    output: Optional[Path] = typer.Option(None, "-o", "--output", help="Draw the viewshed: .svg or .png."),
+    size: float = typer.Option(36.0, help="Hex size in pixels for -o."),
+) -> None:
+    """Every hex's Location that A sees, with the Hindrance DRM of each LOS (A6.1-A6.7)."""
+    m, (a,) = split_map(args, 1, "A")
+    q: dict[str, Any] = {"kind": "viewshed", "from": a}
+    if level is not None:
+        q["level"] = level
+    ans = _answer(m, q)
+    vis: dict[str, int] = ans["visible"]
+    hindered = {k: v for k, v in vis.items() if v}
+    console.print(f"[bold]visible[/]: {len(vis)} Locations" + (f" ({len(hindered)} hindered: "
+                  + ", ".join(f"{k} +{v}" for k, v in hindered.items()) + ")" if hindered else ""))
+    print_answer(ans, ["from", "level", "count"])
+    if output is not None:
+        _draw_viewshed(m, a, level, output, size)
+        console.print(f"wrote {output}")
+
+
+def _draw_viewshed(m: Map, a: str, level: Optional[int], output: Path, size: float) -> None:
+    from ..los import viewshed
+    from ..render import map_svg, save
+
+    origin = m.parse_location(a)
+    v = viewshed(m, origin, level=level, chart=get_chart())
+    fills = {origin.hex: "#3355ff"}
+    labels = {}
+    for loc, d in v.visible:
+        fills[loc.hex] = "#22aa22" if d == 0 else "#e0b000"
+        if d:
+            labels[loc.hex] = f"+{d}"
+    save(map_svg(m, size=size, fills=fills, labels=labels, caption=v.explain()), output)

@@ -1,0 +1,1448 @@
+"""Line of sight: whether one Location sees another, what hinders it, Blind Hexes, and viewsheds.
+
+This module decides:
+
+* the thread (A6.1) from centre dot to centre dot, or from the vertex of a unit in Bypass (A4.34), and
+  what it meets: obstacles (woods, pine woods, buildings by type, in-season orchards), Half-Level
+  obstacles (walls, hedges, roadblocks, rubble; B9.2, B29.2, P5.141), the ground of hills (B10.2) and
+  Hindrances (brush, grain in season, orchards at one level, graveyards, marsh, vehicles, wrecks, SMOKE;
+  A6.7); roads are neither (B3.2);
+* the A6.2 elevation test and the Blind Hexes of A6.4-.43 (with the crest-line variant of B10.23);
+* the Up-Slope ¾ level of P2.3 (vertex-inclusive, ignored along the slope hexside), Height Advantage
+  (B10.31), the entrenched restriction (B9.21, kept by P2.3);
+* depressions: Locations IN a stream (A6.3, B20.2), stream-woods/brush/orchard rising from the Crest
+  level (P4.1), the Stream Culvert that sees only ADJACENT stream and culvert Locations (P4.2);
+* the Narrow Street roadblock segment (P5.141), the steeple (P5.2), the single-hex two-story house (P5.3);
+* borderline threads (A6.1's dispute): the answer is compared with the answers for the thread shifted
+  a small distance (``param.borderline_tolerance``) to either side.
+
+How it is built
+---------------
+Heights are counted in quarter levels (ints) inside; :class:`LosRuling` gives Fractions. Everything a
+thread can meet is read once per (map, chart, conditions) into flat per-hex tables (:class:`_Tables`).
+A thread's geometry depends only on its direction and on where its start lies within a two-column
+period of the grid, so the exact trace (:func:`asl_terrain.grid.trace`) is compiled once per
+(start class, direction) into a *template* of contacts (hex interiors, hexsides run along, hexes only
+touched at a vertex, hexsides crossed) that any thread of that shape reuses. What the thread meets in a
+hex is asked of one small interface, :class:`WholeHexDepiction` (``interior`` / ``boundary``): today an
+obstacle fills its hex; a later depiction may follow a board's artwork instead.
+
+Imports: chart, errors, grid, model, rulings. Never render, ask or cli.
+"""
+
+from __future__ import annotations
+
+import math
+import weakref
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Any, Literal, Protocol
+
+from . import grid
+from .chart import Chart, default_chart
+from .errors import ChartError, QueryError
+from .grid import Hex, Hexside, Point, Trace
+from .model import Conditions, HexTerrain, Location, Map
+from .rulings import Item, distinct, fmt, num
+
+__all__ = [
+    "BlockedBy",
+    "Depiction",
+    "Hindrance",
+    "LosRuling",
+    "ViewshedRuling",
+    "WholeHexDepiction",
+    "hexsides_entered",
+    "is_up_slope",
+    "location_elevation",
+    "location_point",
+    "los",
+    "obstacle_height",
+    "viewshed",
+    "viewshed_targets",
+]
+
+_Q = 4
+"""Heights inside this module are ints in quarter levels (a slope is +3, a wall +2)."""
+_NONE = -(10**9)
+_HUGE = 10**9
+
+# contact kinds of a compiled thread
+_S, _A, _T, _X = 0, 1, 2, 3
+# obstacle kinds
+_CREST, _FULL, _HALF, _ORCHARD = 0, 1, 2, 3
+
+
+def _quarters(x: Any, where: str) -> int:
+    f = Fraction(x)
+    q = f * _Q
+    if q.denominator != 1:
+        raise ChartError(f"{where}: {x} is not a whole number of quarter levels")
+    return int(q)
+
+
+_LV: dict[int, Fraction] = {}
+
+
+def _lv(q: int) -> Fraction:
+    f = _LV.get(q)
+    if f is None:
+        f = _LV[q] = Fraction(q, _Q)
+    return f
+
+
+# ============================================================================================ ruling values
+
+
+@dataclass(frozen=True, slots=True)
+class BlockedBy:
+    """What blocks a LOS, where, and the rule: a hex, a hexside (wall, hedge, roadblock), or both.
+
+    For a Blind Hex it is the obstacle or crest that casts it; for a Hindrance total of six, the hex
+    where the total reached six. ``get(key)`` reads it like its JSON object.
+    """
+
+    terrain: str
+    rule: str
+    hex: Hex | None = None
+    hexside: Hexside | None = None
+    t: float = 0.0
+
+    def to_json(self, prefix: str = "") -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        if self.hex is not None:
+            out["hex"] = prefix + self.hex.name
+        if self.hexside is not None:
+            out["hexside"] = prefix + self.hexside.name
+        out["terrain"] = self.terrain
+        out["rule"] = self.rule
+        return out
+
+    def get(self, key: str, default: Any = None) -> Any:
+        return self.to_json().get(key, default)
+
+    def where(self, prefix: str = "") -> str:
+        if self.hexside is not None:
+            return prefix + self.hexside.name
+        return prefix + self.hex.name if self.hex is not None else "?"
+
+
+@dataclass(frozen=True, slots=True)
+class Hindrance:
+    """One Hindrance on the LOS: the hex, what it is, its DRM and the rule."""
+
+    hex: Hex
+    what: str
+    drm: int
+    rule: str
+
+    def to_json(self, prefix: str = "") -> dict[str, Any]:
+        return {"hex": prefix + self.hex.name, "what": self.what, "drm": self.drm, "rule": self.rule}
+
+    def get(self, key: str, default: Any = None) -> Any:
+        return self.to_json().get(key, default)
+
+
+@dataclass(frozen=True, slots=True)
+class LosRuling:
+    """The answer to "can ``a`` see ``b``?" with everything that decided it.
+
+    ``clear`` is True when a LOS exists, hindered or not. ``hindrances`` are those met before any block
+    and ``items`` add up to ``hindrance_drm``. ``up_slope`` is (from, to): whether each end counts ¾
+    level higher on this LOS (P2.3). ``elevations`` are the ends' elevations for this LOS (with the
+    Up-Slope ¾). ``trace`` is the exact grid thread (computed on demand).
+    """
+
+    a: Location
+    b: Location
+    clear: bool
+    blocked_by: BlockedBy | None
+    hindrances: tuple[Hindrance, ...]
+    hindrance_drm: int
+    range: int
+    height_advantage: Literal["from", "to"] | None
+    up_slope: tuple[bool, bool]
+    blind: bool
+    borderline: bool
+    items: tuple[Item, ...]
+    elevations: tuple[Fraction, Fraction]
+    start: Point
+    end: Point
+    roadblocks_crossed: tuple[Hexside, ...] = ()
+    decided_by: tuple[str, ...] = ()
+    notes: tuple[str, ...] = ()
+    prefix: str = ""
+
+    @property
+    def trace(self) -> Trace:
+        """The exact thread (:func:`asl_terrain.grid.trace`) from ``start`` to ``end``."""
+        return grid.trace(self.start, self.end)
+
+    def rules(self) -> tuple[str, ...]:
+        """The rules that decided this ruling, each once, in order."""
+        return distinct([*self.decided_by, *(i.rule for i in self.items),
+                         *((self.blocked_by.rule,) if self.blocked_by else ())])
+
+    def explain(self) -> str:
+        p = self.prefix
+        ea, eb = self.elevations
+
+        def end(loc: Location, e: Fraction, up: bool) -> str:
+            return f"{loc.text(p)} (level {fmt(e)}{', Up-Slope' if up else ''})"
+
+        s = [(f"LOS from {end(self.a, ea, self.up_slope[0])} to {end(self.b, eb, self.up_slope[1])}, "
+              f"range {self.range}:")]
+        if self.clear:
+            s.append("clear" + (f", hindered +{self.hindrance_drm}" if self.hindrance_drm else ", no Hindrance")
+                     + " (A6.1).")
+        else:
+            bb = self.blocked_by
+            assert bb is not None
+            s.append(f"blocked by {bb.terrain} at {bb.where(p)} ({bb.rule}).")
+        for h in self.hindrances:
+            s.append(f"{h.what} in {p}{h.hex.name}: +{h.drm} ({h.rule}).")
+        if self.up_slope[0] or self.up_slope[1]:
+            s.append("An Up-Slope end counts ¾ level higher to this LOS (P2.3).")
+        if self.height_advantage:
+            who = self.a if self.height_advantage == "from" else self.b
+            s.append(f"{who.text(p)} may claim Height Advantage vs fire along it (B10.31).")
+        s.extend(self.notes)
+        if self.borderline:
+            s.append("Borderline: a thread a hair to one side would be ruled differently (A6.1 dispute).")
+        return " ".join(s)
+
+    def to_json(self) -> dict[str, Any]:
+        p = self.prefix
+        tr = self.trace
+        return {
+            "kind": "los",
+            "from": self.a.text(p),
+            "to": self.b.text(p),
+            "clear": self.clear,
+            "borderline": self.borderline,
+            "blocked_by": self.blocked_by.to_json(p) if self.blocked_by else None,
+            "hindrances": [h.to_json(p) for h in self.hindrances],
+            "hindrance_drm": self.hindrance_drm,
+            "range": self.range,
+            "height_advantage": self.height_advantage,
+            "up_slope": {"from": self.up_slope[0], "to": self.up_slope[1]},
+            "blind": self.blind,
+            "elevations": {"from": num(self.elevations[0]), "to": num(self.elevations[1])},
+            "items": [i.to_json("drm") for i in self.items],
+            "roadblocks_crossed": [p + hs.name for hs in self.roadblocks_crossed],
+            "hexes": [p + h.name for h in tr.hexes if h.row >= 0 and h.col >= 0],
+            "crossed": [p + hs.name for _, hs in tr.crossed if _named(hs.hexes)],
+            "along": [p + hs.name for _, _, hs in tr.along if _named(hs.hexes)],
+            "vertices": [p + v.name for _, v in tr.vertices if _named(v.hexes)],
+            "rules": list(self.rules()),
+            "explain": self.explain(),
+        }
+
+
+def _named(hexes: Iterable[Hex]) -> bool:
+    return all(h.col >= 0 and h.row >= 0 for h in hexes)
+
+
+@dataclass(frozen=True, slots=True)
+class ViewshedRuling:
+    """Every Location (one per hex, other than the viewer's own hex) that ``origin`` sees, with its
+    Hindrance DRM. ``level`` None looks at ground level; n at each hex's building level n where it has
+    one."""
+
+    origin: Location
+    level: int | None
+    visible: tuple[tuple[Location, int], ...]
+    considered: int
+    prefix: str = ""
+    decided_by: tuple[str, ...] = ("A6.1", "A6.2", "A6.4", "A6.7")
+
+    def as_dict(self) -> dict[Location, int]:
+        return dict(self.visible)
+
+    def rules(self) -> tuple[str, ...]:
+        return self.decided_by
+
+    def explain(self) -> str:
+        p = self.prefix
+        where = "ground level" if self.level is None else f"building level {self.level} where there is one"
+        hindered = sum(1 for _, d in self.visible if d)
+        return (f"{self.origin.text(p)} sees {len(self.visible)} of the {self.considered} other hexes' Locations "
+                f"({where}); {hindered} of them through Hindrances (A6.1, A6.2, A6.4, A6.7).")
+
+    def to_json(self) -> dict[str, Any]:
+        p = self.prefix
+        return {
+            "kind": "viewshed",
+            "from": self.origin.text(p),
+            "level": self.level,
+            "visible": {loc.text(p): d for loc, d in self.visible},
+            "count": len(self.visible),
+            "rules": list(self.rules()),
+            "explain": self.explain(),
+        }
+
+
+# ============================================================================================ depiction
+
+
+_Obs = tuple  # (top, kind, what, rule, srcs, inherent)
+_Hind = tuple  # (drm, top, what, rule, srcs, orchard, inherent)
+_Meet = tuple  # (quick, obstacles, hindrances)
+
+_EMPTY: _Meet = (_NONE, (), ())
+
+
+class Depiction(Protocol):
+    """What a thread meets in a hex: the one interface between the LOS engine and terrain depiction.
+
+    ``interior(idx, t0, t1)``: the obstacles and Hindrances the thread meets passing through the
+    interior of hex ``idx`` between parameters t0 and t1. ``boundary(idxs, t0, t1, narrow)``: those it
+    meets running along the hexside between two hexes, or touching one hex only at a vertex (one index),
+    over [t0, t1]. Each answer is a ``_Meet`` tuple: (highest top, obstacles, hindrances).
+    """
+
+    def interior(self, idx: int, t0: float, t1: float) -> _Meet: ...
+
+    def boundary(self, idxs: tuple[int, ...], t0: float, t1: float, narrow: bool) -> _Meet: ...
+
+
+class WholeHexDepiction:
+    """Hand-made maps: an obstacle or Hindrance fills its whole hex (rules digest 3.1, 3.9).
+
+    A thread exactly along a hexside meets a non-inherent obstacle (or Hindrance) only when both hexes
+    flanking it hold one (the lower counts), never along a Narrow Street hexside, whose road lies on the
+    hexside (P5.1); inherent terrain (orchard, graveyard) and counters (SMOKE, vehicles, wrecks) count
+    from either side. A thread through a vertex touches all three hexes there: the one it only touches
+    adds its inherent terrain.
+    """
+
+    def __init__(self, recs: list[_Meet], touch: list[_Meet]) -> None:
+        self.recs = recs
+        self.touch = touch
+        self._along: dict[tuple[tuple[int, ...], bool], _Meet] = {}
+
+    def interior(self, idx: int, t0: float, t1: float) -> _Meet:
+        return self.recs[idx]
+
+    def boundary(self, idxs: tuple[int, ...], t0: float, t1: float, narrow: bool) -> _Meet:
+        if len(idxs) == 1:
+            return self.touch[idxs[0]]
+        key = (idxs, narrow)
+        m = self._along.get(key)
+        if m is None:
+            m = self._along[key] = _combine_along(self.recs[idxs[0]], self.recs[idxs[1]], narrow)
+        return m
+
+
+def _combine_along(ra: _Meet, rb: _Meet, narrow: bool) -> _Meet:
+    obs: list[_Obs] = []
+    hinds: list[_Hind] = []
+    # non-inherent (depicted) terrain: both sides, the lower counts
+    for kind in (_CREST, _FULL, _HALF):
+        if narrow and kind != _CREST:
+            continue
+        oa = [o for o in ra[1] if o[1] == kind and not o[5]]
+        ob = [o for o in rb[1] if o[1] == kind and not o[5]]
+        if oa and ob:
+            lo_a, lo_b = max(oa, key=lambda o: o[0]), max(ob, key=lambda o: o[0])
+            if lo_a[0] == lo_b[0]:
+                obs.append((lo_a[0], kind, lo_a[2], lo_a[3], lo_a[4] + lo_b[4], False))
+            else:
+                obs.append(min(lo_a, lo_b, key=lambda o: o[0]))
+    ha = [h for h in ra[2] if not h[6]]
+    hb = [h for h in rb[2] if not h[6]]
+    if ha and hb and not narrow:
+        hinds.append(min(ha[0], hb[0], key=lambda h: (h[1], h[0])))
+    # inherent terrain and counters: either side
+    inh_o = [o for o in (*ra[1], *rb[1]) if o[5]]
+    if inh_o:
+        obs.append(max(inh_o, key=lambda o: o[0]))
+    best: dict[str, _Hind] = {}
+    for h in (*ra[2], *rb[2]):
+        if h[6] and (h[2] not in best or h[0] > best[h[2]][0]):
+            best[h[2]] = h
+    hinds.extend(best.values())
+    return _meet(obs, hinds)
+
+
+def _meet(obs: Sequence[_Obs], hinds: Sequence[_Hind]) -> _Meet:
+    quick = max([o[0] for o in obs] + [h[1] for h in hinds] + [_NONE])
+    return (quick, tuple(obs), tuple(hinds))
+
+
+# ============================================================================================ per-map tables
+
+
+@dataclass(slots=True)
+class _End:
+    loc: Location
+    hex: Hex
+    idx: int
+    point: Point
+    elev: int                 # quarter levels, without the Up-Slope ¾
+    kind: str                 # ground | building | rooftop | crest | in | culvert
+    slope_ok: bool            # may count Up-Slope (judgment.up_slope_locations)
+    up_sides: frozenset[Hexside]
+    base: int                 # Base Level of the hex
+
+
+class _Tables:
+    """Everything a thread can meet on one map under one chart and conditions, as flat lists by index."""
+
+    def __init__(self, m: Map, chart: Chart, cond: Conditions) -> None:
+        self.m = m
+        self.chart = chart
+        self.cond = cond
+        g = m.grid
+        pad = 3
+        self.c0 = g.col_first - pad
+        self.r0 = g.row_first - pad
+        self.stride = g.row_last - g.row_first + 1 + 2 * pad
+        ncols = g.col_last - g.col_first + 1 + 2 * pad
+        n = ncols * self.stride
+        self.n = n
+        p = chart.param
+        self.up = _quarters(p("up_slope_height").value, "param.up_slope_height")
+        self.hind_h = _quarters(p("hindrance_height").value, "param.hindrance_height")
+        self.smoke_h = _quarters(p("smoke_height").value, "param.smoke_height")
+        self.veh_drm = int(p("vehicle_hindrance").value)
+        self.block_at = int(p("hindrance_blocks_at").value)
+        self.blind_step = int(p("blind_hex_range_step").value)
+        self.tolerance = float(p("borderline_tolerance").value)
+        j = chart.judgment
+        self.same_base_orchard = bool(j("orchard_same_base_level").value)
+        self.slope_where = str(j("up_slope_locations").value)
+        self.roadblock_own_hex = bool(j("roadblock_los_own_hex").value)
+        self.depiction_clear = bool(j("stream_depiction_clear").value)
+        month = cond.month
+        self.orchard_in_season = month in tuple(int(x) for x in p("orchard_season").value)
+        self.grain_hinders = month in tuple(int(x) for x in p("grain_hindrance_season").value)
+
+        self.cq = [0] * n
+        self.cr = [0] * n
+        for i in range(n):
+            c, r = divmod(i, self.stride)
+            q, rr, _ = Hex(c + self.c0, r + self.r0).cube()
+            self.cq[i], self.cr[i] = q, rr
+        self.on_map = [False] * n
+        self.stream = [False] * n
+        self.recs: list[_Meet] = [_EMPTY] * n
+        self.touch: list[_Meet] = [_EMPTY] * n
+        self.recs_in: list[_Meet] = [_EMPTY] * n
+        self.smoke = [0] * n
+        self.up_sides: dict[int, frozenset[Hexside]] = {}
+        for h in m.hexes():
+            self._hex(h)
+        # hexsides: walls, hedges, B29 roadblocks (Half-Level), Narrow Streets, stream hexsides
+        self.walls: dict[tuple[int, int], tuple[int, str, str, Hexside]] = {}
+        self.narrow: set[tuple[int, int]] = set()
+        self.stream_sides: set[tuple[int, int]] = set()
+        ups: dict[int, set[Hexside]] = {}
+        for hs in list(m._written_hexsides):
+            t = m.hexside(hs)
+            key = self.side_key(hs)
+            if t.narrow_street is not None:
+                self.narrow.add(key)
+            for what, on in (("wall", t.wall), ("hedge", t.hedge)):
+                if on:
+                    self._add_wall(hs, what)
+            if t.slope is not None:
+                for h in hs.hexes:
+                    if t.up_slope(h) and h in m.grid:
+                        ups.setdefault(self.idx(h), set()).add(hs)
+        for h in m.hexes():
+            if m.terrain(h).is_stream:
+                for hs in h.hexsides():
+                    if m.hexside(hs).stream:
+                        self.stream_sides.add(self.side_key(hs))
+        self.up_sides = {i: frozenset(s) for i, s in ups.items()}
+        self.wall_hex = [False] * n
+        self.segments: list[tuple[Point, Point, int, Hexside, int, int]] = []
+        for ctr in m.counters:
+            if ctr.type == "roadblock" and ctr.hexside is not None:
+                hs = ctr.hexside
+                if self.side_key(hs) in self.narrow:
+                    e = chart.entry("narrow-street-roadblock").los
+                    assert e is not None
+                    top = max(self.ground_of(h) for h in hs.hexes) + _quarters(e["height"], "los.height")
+                    ia, ib = self.side_key(hs)
+                    self.segments.append((hs.a.centre(), hs.b.centre(), top, hs, ia, ib))
+                else:
+                    self._add_wall(hs, "roadblock")
+        for ia, ib in self.walls:
+            self.wall_hex[ia] = self.wall_hex[ib] = True
+        self.depiction: Depiction = WholeHexDepiction(self.recs, self.touch)
+        self.ends: dict[tuple[Location, bool], _End] = {}
+        self.templates: dict[tuple[int, int, int, int], _Compiled] = {}
+
+    # -- indices
+    def idx(self, h: Hex) -> int:
+        return (h.col - self.c0) * self.stride + (h.row - self.r0)
+
+    def hex_of(self, i: int) -> Hex:
+        c, r = divmod(i, self.stride)
+        return Hex(c + self.c0, r + self.r0)
+
+    def side_key(self, hs: Hexside) -> tuple[int, int]:
+        return (self.idx(hs.a), self.idx(hs.b))
+
+    def dist(self, i: int, j: int) -> int:
+        dq = self.cq[i] - self.cq[j]
+        dr = self.cr[i] - self.cr[j]
+        return max(abs(dq), abs(dr), abs(dq + dr))
+
+    def ground_of(self, h: Hex) -> int:
+        return self.m.terrain(h).level * _Q if h in self.m.grid else _NONE
+
+    # -- per hex
+    def _add_wall(self, hs: Hexside, what: str) -> None:
+        e = self.chart.entry(what).los
+        assert e is not None
+        top = max(self.ground_of(h) for h in hs.hexes) + _quarters(e["height"], f"hexside.{what}.los.height")
+        key = self.side_key(hs)
+        old = self.walls.get(key)
+        if old is None or old[0] < top:
+            self.walls[key] = (top, {"roadblock": "roadblock (B29)"}.get(what, what), e.rule, hs)
+
+    def _hex(self, h: Hex) -> None:
+        m, chart = self.m, self.chart
+        t = m.terrain(h)
+        i = self.idx(h)
+        self.on_map[i] = True
+        self.stream[i] = t.is_stream
+        g = t.level * _Q
+        src = (i,)
+        obs: list[_Obs] = [(g, _CREST, f"level {t.level} ground", "B10.2", src, False)]
+        hinds: list[_Hind] = []
+        terrain = t.terrain
+        counters = m.counters_at(h)
+        if any(c.type == "rubble" and c.at == h for c in counters):
+            terrain = "rubble"
+        if terrain == "building":
+            top = g + obstacle_height(t, chart) * _Q
+            obs.append((int(top), _FULL, _building_name(t), "B23.2" if t.building_type != "single-hex-two-story-house"
+                        else "P5.3", src, False))
+        elif terrain in chart.terrain and chart.terrain[terrain].los is not None:
+            e = chart.terrain[terrain].los
+            assert e is not None
+            role = e["role"]
+            inherent = bool(e.get("inherent", False))
+            name = chart.terrain[terrain].name.lower()
+            if t.is_stream:
+                name = "stream-" + name
+            if role == "obstacle":
+                obs.append((g + _quarters(e["height"], f"terrain.{terrain}.los.height"), _FULL, name,
+                            "P4.1" if t.is_stream else e.rule, src, inherent))
+            elif role == "half-level":
+                obs.append((g + _quarters(e["height"], f"terrain.{terrain}.los.height"), _HALF, name, e.rule,
+                            src, inherent))
+            elif role == "orchard":
+                drm = int(e.get("hindrance", 1))
+                if self.orchard_in_season:
+                    obs.append((g + _quarters(e["height"], f"terrain.{terrain}.los.height"), _ORCHARD,
+                                f"{name} (in season)", "P4.1" if t.is_stream else e.rule, src, True))
+                    hinds.append((drm, g + self.hind_h, name, e.rule, src, True, True))
+                else:
+                    hinds.append((drm, g + self.hind_h, f"{name} (out of season)", e.rule, src, False, True))
+            elif role == "hindrance" and (terrain != "grain" or self.grain_hinders):
+                hinds.append((int(e.get("hindrance", 1)), g + self.hind_h, name, e.rule, src, False, inherent))
+        # counters: whole-hex Hindrances (judgment.counters_whole_hex)
+        inherent_counters = bool(chart.judgment("counters_whole_hex").value)
+        veh = [c for c in counters if c.type in ("vehicle", "wreck") and c.at == h]
+        if veh:
+            kinds = sorted({"wreck" if c.type == "wreck" else "vehicle" for c in veh})
+            hinds.append((self.veh_drm * len(veh), g + self.hind_h, " and ".join(kinds), "A6.8", src, False,
+                          inherent_counters))
+        smoke = m.smoke(h)
+        self.smoke[i] = smoke
+        if smoke:
+            hinds.append((smoke, _HUGE, f"SMOKE {smoke}", "A24.2", src, False, True))
+        self.recs[i] = _meet(obs, hinds)
+        self.touch[i] = _meet([o for o in obs if o[5]], [x for x in hinds if x[6]])
+        if t.is_stream:
+            gi = t.in_level * _Q
+            keep = [x for x in hinds if x[2].startswith(("SMOKE", "vehicle", "wreck"))]
+            if not self.depiction_clear:
+                keep = hinds
+            self.recs_in[i] = _meet([(gi, _CREST, "stream bed", "B20.2", src, False)], keep)
+
+    # -- ends
+    def end(self, loc: Location) -> _End:
+        e = self.ends.get((loc, True))
+        if e is None:
+            e = self.ends[(loc, True)] = self._make_end(loc)
+        return e
+
+    def _make_end(self, loc: Location) -> _End:
+        m = self.m
+        m.check_location(loc.base())
+        if loc.bypass is not None and loc.vertex is None:
+            v0 = loc.bypass.vertices()
+            raise QueryError(f"{m.name_of(loc)} is a Bypass position along a hexside; a LOS is traced from a "
+                             f"vertex (A4.34): name it, e.g. {m.prefix}{loc.hex.name}@"
+                             f"{'-'.join(h.name for h in v0[0].hexes)}")
+        t = m.terrain(loc.hex)
+        elev = location_elevation_q(t, loc, self.chart)
+        if loc.place == "culvert":
+            kind = "culvert"
+        elif loc.place == "crest":
+            kind = "crest"
+        elif loc.place == "rooftop":
+            kind = "rooftop"
+        elif loc.level:
+            kind = "building"
+        elif t.is_stream:
+            kind = "in"
+        else:
+            kind = "ground"
+        if kind in ("in", "culvert"):
+            slope_ok = False
+        elif self.slope_where == "ground-level":
+            slope_ok = kind in ("ground", "crest")
+        else:
+            slope_ok = True
+        i = self.idx(loc.hex)
+        return _End(loc, loc.hex, i, location_point(loc), elev, kind, slope_ok,
+                    self.up_sides.get(i, frozenset()), t.level * _Q)
+
+    # -- templates
+    def compiled(self, p: Point, q: Point) -> tuple[_Compiled, int]:
+        x, y = p
+        kx, ky = x % 6, y & 1
+        dx, dy = q[0] - x, q[1] - y
+        key = (kx, ky, dx, dy)
+        c = self.templates.get(key)
+        if c is None:
+            g = _generic(key, self.tolerance)
+            c = self.templates[key] = _Compiled(g, self.stride)
+        dcol = (x - kx) // 3
+        drow = (y - ky) >> 1
+        base = (dcol - self.c0) * self.stride + (drow - self.r0)
+        return c, base
+
+
+def _building_name(t: HexTerrain) -> str:
+    return {"single-story-house": "single-story house", "two-story-house": "two-story house",
+            "single-hex-two-story-house": "single-hex two-story house"}.get(t.building_type or "",
+                                                                             "multi-level building")
+
+
+_TABLES: weakref.WeakKeyDictionary[Map, dict[tuple[int, Conditions], _Tables]] = weakref.WeakKeyDictionary()
+
+
+_LAST: list[Any] = [None, None, None, None]
+
+
+def _tables(m: Map, chart: Chart, cond: Conditions) -> _Tables:
+    last = _LAST
+    if last[1] is chart and last[2] is cond and last[0] is not None and last[0]() is m:
+        return last[3]  # type: ignore[no-any-return]
+    per = _TABLES.get(m)
+    if per is None:
+        per = _TABLES[m] = {}
+    key = (id(chart), cond)
+    t = per.get(key)
+    if t is None or t.chart is not chart:
+        t = per[key] = _Tables(m, chart, cond)
+    _LAST[:] = [weakref.ref(m), chart, cond, t]
+    return t
+
+
+# ============================================================================================ public helpers
+
+
+def obstacle_height(t: HexTerrain, chart: Chart | None = None) -> Fraction:
+    """The LOS obstacle height of a building hex above its Base Level (B23.2x, P5.3, P5.2).
+
+    Single-story house 1, two-story houses 1½ (B23.22; P5.3 for the single-hex one), a multi-level
+    building its top Location's level + ½; a steeple raises it only if the chart's
+    ``building_height.steeple-raises-height`` says so (digest §7.28). 0 for a hex without a building.
+    """
+    chart = chart or default_chart()
+    if not t.is_building:
+        return Fraction(0)
+    bh = chart.building_height
+    bt = t.building_type or "single-story-house"
+    if bt in ("single-story-house", "two-story-house", "single-hex-two-story-house"):
+        h = Fraction(bh[bt].value)
+    else:
+        h = t.upper_levels + Fraction(bh["multi-level-extra"].value)
+    if t.steeple and bh["steeple-raises-height"].value:
+        h = max(h, (t.steeple_level or 0) + Fraction(bh["multi-level-extra"].value))
+    return h
+
+
+def location_elevation_q(t: HexTerrain, loc: Location, chart: Chart) -> int:
+    if loc.place == "rooftop":
+        return int(t.level * _Q + obstacle_height(t, chart) * _Q)
+    if loc.place == "culvert":
+        return t.in_level * _Q
+    if loc.place == "crest":
+        return t.level * _Q
+    if loc.level:
+        return (t.level + loc.level) * _Q
+    return (t.in_level if t.is_stream else t.level) * _Q
+
+
+def location_elevation(m: Map, loc: Location, chart: Chart | None = None) -> Fraction:
+    """The elevation of a Location, without any Up-Slope ¾ (P2.3: slopes never change Base Level).
+
+    Ground level: the hex's Base Level (B10.1); IN a stream one level lower, Crest status at the Crest
+    level (B20.2, P4.1); building level n: Base Level + n, the steeple one above the highest building
+    Location (P5.2); a rooftop at the building's height (B23.8); a Stream Culvert at the stream bed.
+    """
+    return _lv(location_elevation_q(m.terrain(loc.hex), loc, chart or default_chart()))
+
+
+def location_point(loc: Location) -> Point:
+    """The point a Location's LOS is traced from: its hex's centre dot, or the vertex of a unit in
+    Bypass (A6.1, A4.34)."""
+    return loc.vertex.point() if loc.vertex is not None else loc.hex.centre()
+
+
+def _boundary(trace: Trace, h: Hex, at_start: bool) -> frozenset[Hexside]:
+    """The hexsides of ``h`` the thread passes across, or through an end vertex of, as it leaves ``h``
+    (``at_start``) or enters it; hexsides it runs along are left out.
+
+    A thread that begins (ends) at a vertex of ``h`` without passing through ``h``'s interior (a unit in
+    Bypass, A4.34) crosses the hexside between ``h`` and the hex it first (last) passes through, or both
+    of ``h``'s hexsides at that vertex when it runs along the third hexside there."""
+    hs_of_h = set(h.hexsides())
+    spans = trace.spans
+    if at_start:
+        own = spans[0] if spans and spans[0].hex == h and spans[0].t_in == 0 else None
+        tx = own.t_out if own is not None else Fraction(0)
+    else:
+        own = spans[-1] if spans and spans[-1].hex == h and spans[-1].t_out == 1 else None
+        tx = own.t_in if own is not None else Fraction(1)
+    out: set[Hexside] = set()
+    if own is None:  # an end at a vertex of h, outside h's interior
+        if at_start:
+            nxt_span = next((s.hex for s in spans if s.t_in == 0), None)
+            nxt_along = next((hs for t0, _, hs in trace.along if t0 == 0), None)
+        else:
+            nxt_span = next((s.hex for s in spans if s.t_out == 1), None)
+            nxt_along = next((hs for _, t1, hs in trace.along if t1 == 1), None)
+        if nxt_span is not None and nxt_span.is_adjacent(h):
+            out.add(Hexside.of(h, nxt_span))
+        elif nxt_along is not None and h not in nxt_along.hexes:
+            out.update(Hexside.of(h, x) for x in nxt_along.hexes if x.is_adjacent(h))
+        return frozenset(out & hs_of_h)
+    for t, hs in trace.crossed:
+        if t == tx and hs in hs_of_h:
+            out.add(hs)
+    along_here = {hs for t0, t1, hs in trace.along if t0 == tx or t1 == tx}
+    for t, v in trace.vertices:
+        if t == tx and h in v.hexes:
+            for hs in v.hexsides():
+                if hs in hs_of_h and hs not in along_here:
+                    out.add(hs)
+    return frozenset(out)
+
+
+def hexsides_entered(m: Map, trace: Trace, target_hex: Hex) -> frozenset[Hexside]:
+    """The hexsides of ``target_hex`` the thread crosses, or passes through an end vertex of, as it
+    enters that hex (P2.1: a slope hexside includes its vertices; used by P2.41's "crosses a Down-Slope
+    hexside of the target hex" and P4.13's stream-depiction test). Hexsides run along are left out."""
+    return _boundary(trace, target_hex, at_start=False)
+
+
+def is_up_slope(m: Map, loc: Location, trace: Trace, at_start: bool) -> bool:
+    """Whether ``loc`` counts ¾ level higher to this thread (P2.3): the thread begins (``at_start``) or
+    ends in it and crosses one of its hex's Up-Slope hexsides, an end vertex included (P2.1), but not by
+    running along that hexside. Locations IN a stream or a culvert never do (judgment.up_slope_locations)."""
+    t = m.terrain(loc.hex)
+    if loc.place == "culvert" or (t.is_stream and loc.place == "" and not loc.level):
+        return False
+    ups = {hst.hexside for hst in m.hexsides_of(loc.hex) if hst.up_slope(loc.hex)}
+    if not ups:
+        return False
+    return bool(ups & _boundary(trace, loc.hex, at_start))
+
+
+# ============================================================================================ templates
+
+
+@dataclass(slots=True)
+class _Generic:
+    """A compiled thread shape, hexes relative to the start's translation class."""
+
+    contacts: tuple[tuple[Any, ...], ...]      # (kind, t, rel hexes...)
+    nudged: tuple[tuple[tuple[Any, ...], ...], tuple[tuple[Any, ...], ...]] | None
+    start_vertex: tuple[tuple[int, int], ...]
+    end_vertex: tuple[tuple[int, int], ...]
+
+
+_GENERIC: dict[tuple[int, int, int, int, float], _Generic] = {}
+
+
+def _rel(h: Hex) -> tuple[int, int]:
+    return (h.col, h.row)
+
+
+def _generic(key: tuple[int, int, int, int], tol: float) -> _Generic:
+    k = (*key, tol)
+    g = _GENERIC.get(k)
+    if g is None:
+        if len(_GENERIC) > 400_000:
+            _GENERIC.clear()
+        g = _GENERIC[k] = _compile_generic(key, tol)
+    return g
+
+
+def _compile_generic(key: tuple[int, int, int, int], tol: float) -> _Generic:
+    kx, ky, dx, dy = key
+    p = (kx, ky)
+    q = (kx + dx, ky + dy)
+    tr = grid.trace.__wrapped__(p, q)  # type: ignore[attr-defined]
+    events: list[tuple[Fraction, int, tuple[Any, ...]]] = []
+    ends_at: dict[Fraction, tuple[Hex, ...]] = {}
+    starts_at: dict[Fraction, tuple[Hex, ...]] = {}
+    kinds_end: dict[Fraction, str] = {}
+    kinds_start: dict[Fraction, str] = {}
+    for s in tr.spans:
+        events.append((s.t_in, 1, (_S, float(s.t_in), float(s.t_out), _rel(s.hex))))
+        ends_at[s.t_out] = (s.hex,)
+        starts_at[s.t_in] = (s.hex,)
+        kinds_end[s.t_out] = kinds_start[s.t_in] = "S"
+    for t0, t1, hs in tr.along:
+        events.append((t0, 1, (_A, float(t0), float(t1), _rel(hs.a), _rel(hs.b))))
+        ends_at[t1] = hs.hexes
+        starts_at[t0] = hs.hexes
+        kinds_end[t1] = kinds_start[t0] = "A"
+    for t, hs in tr.crossed:
+        events.append((t, 0, (_X, float(t), float(t), _rel(hs.a), _rel(hs.b))))
+    start_v: tuple[tuple[int, int], ...] = ()
+    end_v: tuple[tuple[int, int], ...] = ()
+    for t, v in tr.vertices:
+        if t == 0:
+            start_v = tuple(_rel(h) for h in v.hexes)
+            continue
+        if t == 1:
+            end_v = tuple(_rel(h) for h in v.hexes)
+            continue
+        prev = ends_at.get(t, ())
+        nxt = starts_at.get(t, ())
+        for h in v.hexes:
+            if h not in prev and h not in nxt:
+                events.append((t, 0, (_T, float(t), float(t), _rel(h))))
+        pairs: list[tuple[Hex, Hex]] = []
+        if len(prev) == 1 and len(nxt) == 1:
+            pairs = [(prev[0], nxt[0])]
+        elif len(prev) == 1 and len(nxt) == 2:
+            pairs = [(prev[0], nxt[0]), (prev[0], nxt[1])]
+        elif len(prev) == 2 and len(nxt) == 1:
+            pairs = [(prev[0], nxt[0]), (prev[1], nxt[0])]
+        for a, b in pairs:
+            a, b = (a, b) if a < b else (b, a)
+            events.append((t, 0, (_X, float(t), float(t), _rel(a), _rel(b))))
+    events.sort(key=lambda e: (e[0], e[1]))
+    contacts = tuple(e[2] for e in events)
+    nudged = _nudged_variants(tr, p, q, start_v, end_v, contacts, tol) if tol > 0 else None
+    return _Generic(contacts, nudged, start_v, end_v)
+
+
+_SQ3 = math.sqrt(3.0)
+
+
+def _true(pt: tuple[float, float]) -> tuple[float, float]:
+    return (pt[0] / 2.0, pt[1] * _SQ3 / 2.0)
+
+
+def _nudged_variants(tr: Trace, p: Point, q: Point, start_v: tuple[tuple[int, int], ...],
+                     end_v: tuple[tuple[int, int], ...], contacts: tuple[tuple[Any, ...], ...],
+                     tol: float) -> tuple[tuple[tuple[Any, ...], ...],
+                                                                          tuple[tuple[Any, ...], ...]] | None:
+    """The contacts of the thread shifted by ``tol`` hex sizes to its left and to its right, or None when
+    no vertex lies within ``tol`` of the thread (then a shifted thread meets exactly the same hexes)."""
+    ax, ay = _true(p)
+    bx, by = _true(q)
+    ux, uy = bx - ax, by - ay
+    length = math.hypot(ux, uy)
+    if length == 0:
+        return None
+    near = bool(tr.along) or any(0 < t < 1 for t, _ in tr.vertices)
+    if not near:
+        seen: set[Point] = set()
+        for h in tr.touched:
+            for v in h.vertices():
+                pt = v.point()
+                if pt in seen or pt == p or pt == q:
+                    continue
+                seen.add(pt)
+                vx, vy = _true(pt)
+                t = ((vx - ax) * ux + (vy - ay) * uy) / (length * length)
+                if 0.0 < t < 1.0 and abs(ux * (vy - ay) - uy * (vx - ax)) / length <= tol:
+                    near = True
+                    break
+            if near:
+                break
+    if not near:
+        return None
+    nx, ny = -uy / length, ux / length
+    first = _first_hexes(contacts, True)
+    last = _first_hexes(contacts, False)
+    out = []
+    for sign in (1.0, -1.0):
+        d = tol * 1.000001 * sign
+        hexes = _walk_float((ax + nx * d, ay + ny * d), (bx + nx * d, by + ny * d))
+        while hexes and start_v and hexes[0] in start_v and hexes[0] not in first:
+            hexes.pop(0)
+        while hexes and end_v and hexes[-1] in end_v and hexes[-1] not in last:
+            hexes.pop()
+        cs: list[tuple[Any, ...]] = []
+        for k, rel in enumerate(hexes):
+            if k:
+                lo_h, hi_h = (hexes[k - 1], rel) if hexes[k - 1] < rel else (rel, hexes[k - 1])
+                cs.append((_X, 0.0, 0.0, lo_h, hi_h))
+            cs.append((_S, 0.0, 0.0, rel))
+        out.append(tuple(cs))
+    return (out[0], out[1])
+
+
+def _first_hexes(contacts: tuple[tuple[Any, ...], ...], first: bool) -> set[tuple[int, int]]:
+    seq = contacts if first else tuple(reversed(contacts))
+    for c in seq:
+        if c[0] == _S:
+            return {c[3]}
+        if c[0] == _A:
+            return {c[3], c[4]}
+    return set()
+
+
+def _hex_at_true(x: float, y: float) -> tuple[int, int]:
+    col = round(x / 1.5)
+    best: tuple[float, tuple[int, int]] | None = None
+    for c in (col - 1, col, col + 1):
+        cy0 = (y / _SQ3) - 0.5 * (c & 1)
+        for r in (math.floor(cy0), math.floor(cy0) + 1):
+            hx, hy = 1.5 * c, _SQ3 * (r + 0.5 * (c & 1))
+            d = (hx - x) ** 2 + (hy - y) ** 2
+            if best is None or d < best[0]:
+                best = (d, (c, r))
+    assert best is not None
+    return best[1]
+
+
+def _walk_float(a: tuple[float, float], b: tuple[float, float]) -> list[tuple[int, int]]:
+    """The hexes a thread between two true points passes through (a thread that passes no vertex)."""
+    cur = _hex_at_true(*a)
+    end = _hex_at_true(*b)
+    out = [cur]
+    ux, uy = b[0] - a[0], b[1] - a[1]
+    t_cur = 0.0
+    for _ in range(10_000):
+        if cur == end:
+            break
+        h = Hex(*cur)
+        cx, cy = _true(h.centre())
+        best_t, best_k = -1.0, -1
+        for k in range(6):
+            v1 = grid._VERTEX_STEP[k - 1]
+            v2 = grid._VERTEX_STEP[k]
+            p1 = (cx + v1[0] / 2.0, cy + v1[1] * _SQ3 / 2.0)
+            p2 = (cx + v2[0] / 2.0, cy + v2[1] * _SQ3 / 2.0)
+            ex, ey = p2[0] - p1[0], p2[1] - p1[1]
+            den = ux * ey - uy * ex
+            if den == 0:
+                continue
+            t = ((p1[0] - a[0]) * ey - (p1[1] - a[1]) * ex) / den
+            s = ((p1[0] - a[0]) * uy - (p1[1] - a[1]) * ux) / den
+            if -1e-9 <= s <= 1 + 1e-9 and t > best_t:
+                best_t, best_k = t, k
+        if best_t <= t_cur - 1e-12 or best_k < 0:
+            break
+        t_cur = best_t
+        n = h.neighbour(best_k)
+        cur = (n.col, n.row)
+        out.append(cur)
+    return out
+
+
+class _Compiled:
+    """A generic template with this map's index offsets."""
+
+    __slots__ = ("contacts", "end_v", "nudged", "plain", "plain_nudged", "start_v")
+
+    def __init__(self, g: _Generic, stride: int) -> None:
+        def conv(cs: tuple[tuple[Any, ...], ...], with_x: bool = True) -> tuple[tuple[Any, ...], ...]:
+            out = []
+            for c in cs:
+                if c[0] == _X and not with_x:
+                    continue
+                rels = tuple(r[0] * stride + r[1] for r in c[3:])
+                out.append((c[0], c[1], c[2], *rels))
+            return tuple(out)
+
+        self.contacts = conv(g.contacts)
+        self.plain = conv(g.contacts, False)   # for maps without walls, hedges or B29 roadblocks
+        self.nudged = (conv(g.nudged[0]), conv(g.nudged[1])) if g.nudged is not None else None
+        self.plain_nudged = ((conv(g.nudged[0], False), conv(g.nudged[1], False)) if g.nudged is not None
+                             else None)
+        self.start_v = tuple(r[0] * stride + r[1] for r in g.start_vertex)
+        self.end_v = tuple(r[0] * stride + r[1] for r in g.end_vertex)
+
+
+# ============================================================================================ the decision
+
+
+@dataclass(slots=True)
+class _Outcome:
+    clear: bool = True
+    block: tuple[float, int | None, Hexside | None, str, str] | None = None   # t, idx, hexside, what, rule
+    blind: bool = False
+    hinds: list[tuple[float, int, int, str, str]] = field(default_factory=list)  # t, idx, drm, what, rule
+    drm: int = 0
+    rules: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    roadblocks: list[tuple[float, Hexside]] = field(default_factory=list)
+
+
+def _walk(tab: _Tables, contacts: tuple[tuple[Any, ...], ...], base: int, A: _End, B: _End, ea: int, eb: int,
+          dep: dict[int, bool] | None, out: _Outcome, fire_lane: bool = False) -> None:
+    """Apply A6.2, the Blind Hex count, Half-Level obstacles and Hindrances to every contact in order.
+
+    With ``fire_lane``, "same-level" (Hindrances, Half-Level obstacles) compares Base Levels, not the
+    Up-Slope elevations (P2.31)."""
+    lo, hi = (ea, eb) if ea <= eb else (eb, ea)
+    if fire_lane:
+        slo, shi = (A.elev, B.elev) if A.elev <= B.elev else (B.elev, A.elev)
+    else:
+        slo, shi = lo, hi
+    floor = min(slo, lo)
+    if tab.same_base_orchard:
+        same = A.elev == B.elev
+    else:
+        same = ea == eb
+    ia, ib = A.idx, B.idx
+    dep_interior = tab.depiction.interior
+    dep_boundary = tab.depiction.boundary
+    walls = tab.walls
+    narrow = tab.narrow
+    recs_in = tab.recs_in
+    block_at = tab.block_at
+    wall_hex = tab.wall_hex
+    # the whole-hex depiction's interior() is a list lookup: read the list directly on the hot path
+    recs: list[_Meet] | None = getattr(tab.depiction, "recs", None) if dep is None else None
+    for n, c in enumerate(contacts):
+        k = c[0]
+        if k == _S:
+            idx = base + c[3]
+            if idx == ia or idx == ib:
+                continue
+            if recs is not None:
+                rec = recs[idx]
+            else:
+                rec = recs_in[idx] if dep is not None and n in dep else dep_interior(idx, c[1], c[2])
+        elif k == _X:
+            if not wall_hex[base + c[3]]:
+                continue
+            key = (base + c[3], base + c[4])
+            w = walls.get(key)
+            if w is None or key[0] in (ia, ib) or key[1] in (ia, ib):
+                continue
+            top = w[0]
+            if top > shi:
+                out.clear = False
+                out.block = (c[1], None, w[3], f"{w[1]} (Half-Level obstacle)", w[2])
+                return
+            continue
+        elif k == _A:
+            a, b = base + c[3], base + c[4]
+            w = walls.get((a, b)) if walls else None
+            if w is not None and w[0] > shi and _along_wall_counts(tab, (a, b), ia, ib):
+                out.clear = False
+                out.block = (c[1], None, w[3], f"{w[1]} run along (Half-Level obstacle)", "B9.2")
+                return
+            if dep is not None and n in dep:
+                continue
+            if a == ia or a == ib:
+                rec = dep_boundary((b,), c[1], c[2], False)
+            elif b == ia or b == ib:
+                rec = dep_boundary((a,), c[1], c[2], False)
+            else:
+                rec = dep_boundary((a, b), c[1], c[2], (a, b) in narrow)
+        else:  # _T
+            idx = base + c[3]
+            if idx == ia or idx == ib or (dep is not None and n in dep):
+                continue
+            rec = dep_boundary((idx,), c[1], c[2], False)
+        q = rec[0]
+        if q < floor or (q == floor and not (rec[2] and slo == shi == q)):
+            continue
+        for o in rec[1]:
+            top = o[0]
+            kind = o[1]
+            if top <= (slo if kind == _HALF else lo):
+                continue
+            if kind == _ORCHARD and same:
+                continue
+            if kind == _HALF:
+                if top > shi:
+                    out.clear = False
+                    out.block = (c[1], o[4][0], None, f"{o[2]} (Half-Level obstacle)", o[3])
+                    return
+                continue
+            if top > hi or top == hi:
+                out.clear = False
+                out.block = (c[1], o[4][0], None, o[2], "A6.2" if kind != _CREST else "B10.2")
+                out.rules.append(o[3])
+                return
+            # lo < top < hi: the lower end may lie in a Blind Hex (A6.4)
+            src = _blind_source(tab, top, o[4], kind == _CREST, A, B, ea, eb)
+            if src is not None:
+                out.clear = False
+                out.blind = True
+                rule = "B10.23" if kind == _CREST else "A6.4"
+                out.block = (c[1], src, None, f"{o[2]}: Blind Hex", rule)
+                out.rules.append(o[3])
+                return
+        for h in rec[2]:
+            top = h[1]
+            if h[5] and not same:
+                continue
+            if top >= shi:  # a Hindrance affects LOS at its own level (same-level), not LOS above it
+                out.drm += h[0]
+                out.hinds.append((c[1], h[4][0], h[0], h[2], h[3]))
+                if out.drm >= block_at:
+                    out.clear = False
+                    out.block = (c[1], h[4][0], None, f"Hindrance total {out.drm}", "A6.7")
+                    return
+
+
+def _along_wall_counts(tab: _Tables, key: tuple[int, int], ia: int, ib: int) -> bool:
+    """B9.2: a wall or hedge run along lengthwise counts unless it touches the firer's or target's hex,
+    and then only if a vertex at its end has walls on all three of its hexsides."""
+    hs = tab.walls[key][3]
+    touching = {tab.idx(h) for v in hs.vertices() for h in v.hexes}
+    if ia not in touching and ib not in touching:
+        return True
+    for v in hs.vertices():
+        if all(tab.side_key(s) in tab.walls for s in v.hexsides()):
+            return True
+    return False
+
+
+def _blind_source(tab: _Tables, top: int, srcs: tuple[int, ...], crest: bool, A: _End, B: _End, ea: int,
+                  eb: int) -> int | None:
+    """The obstacle hex that puts the lower end in a Blind Hex (A6.4-.43; B10.23 for a crest), or None.
+
+    Counts use the Locations' own elevations, slopes ignored (P2.3), by whole levels (digest §7.4)."""
+    H, L = (A, B) if ea > eb else (B, A)
+    for s in srcs:
+        R = tab.dist(H.idx, s)
+        n = 1 + max(0, (top - L.elev) // _Q - 1) + R // tab.blind_step - max(0, (H.elev - top) // _Q - 1)
+        n = max(n, 1)
+        if crest:
+            n -= 1
+        if tab.dist(s, L.idx) <= n:
+            return s
+    return None
+
+
+def _depression_runs(tab: _Tables, contacts: tuple[tuple[Any, ...], ...], base: int,
+                     A: _End, B: _End) -> tuple[dict[int, bool], list[int], bool]:
+    """Which contacts lie within the stream depiction next to an end IN a stream (B20.2, A6.3).
+
+    Returns (contacts in depression mode, the last hex index within the depiction from each IN end,
+    whether the whole thread stays within it)."""
+    def within(c: tuple[Any, ...]) -> bool | None:
+        k = c[0]
+        if k == _S:
+            return tab.stream[base + c[3]]
+        if k == _A:
+            key = (base + c[3], base + c[4])
+            return tab.stream[key[0]] and tab.stream[key[1]] and key in tab.stream_sides
+        if k == _X:
+            return (base + c[3], base + c[4]) in tab.stream_sides
+        return None
+
+    dep: dict[int, bool] = {}
+    lasts: list[int] = []
+    whole = True
+    for end, order in ((A, range(len(contacts))), (B, range(len(contacts) - 1, -1, -1))):
+        if end.kind != "in":
+            continue
+        last = end.idx
+        for n in order:
+            c = contacts[n]
+            w = within(c)
+            if w is None:
+                dep[n] = True
+                continue
+            if not w:
+                whole = False
+                break
+            dep[n] = True
+            if c[0] == _S:
+                last = base + c[3]
+        lasts.append(last)
+    return dep, lasts, whole
+
+
+def _decide(tab: _Tables, A: _End, B: _End, entrenched: tuple[bool, bool], want_borderline: bool,
+            fire_lane: bool = False) -> tuple[_Outcome, int, int, bool, bool, bool]:
+    """The core: returns (outcome, elevation of a, of b (quarters, with Up-Slope), up a, up b, borderline)."""
+    out = _Outcome()
+    ea, eb = A.elev, B.elev
+    up_a = up_b = False
+    if A.idx == B.idx and (A.point == B.point or A.kind == "culvert" or B.kind == "culvert"):
+        if (A.kind == "culvert") != (B.kind == "culvert"):
+            out.clear = False
+            out.block = (0.0, A.idx, None, "Stream Culvert (sees only ADJACENT stream and culvert Locations)",
+                         "P4.2")
+        out.rules.append("A6.1")
+        if tab.smoke[A.idx]:
+            out.drm = tab.smoke[A.idx]
+            out.hinds.append((0.0, A.idx, out.drm, f"SMOKE {out.drm}", "A24.2"))
+        return out, ea, eb, False, False, False
+    if A.kind == "culvert" or B.kind == "culvert":
+        _culvert(tab, A, B, out)
+        return out, ea, eb, False, False, False
+    tr: Trace | None = None
+    if (A.up_sides and A.slope_ok) or (B.up_sides and B.slope_ok) or entrenched[0] or entrenched[1]:
+        tr = grid.trace(A.point, B.point)
+        if A.up_sides and A.slope_ok and A.up_sides & _boundary(tr, A.hex, True):
+            ea += tab.up
+            up_a = True
+        if B.up_sides and B.slope_ok and B.up_sides & _boundary(tr, B.hex, False):
+            eb += tab.up
+            up_b = True
+    # SMOKE in the firer's or target's own hex counts (digest 3.1, 3.8)
+    own_smoke = 0
+    for e in (A, B):
+        s = tab.smoke[e.idx]
+        if s:
+            own_smoke += s
+            out.hinds.append((0.0 if e is A else 1.0, e.idx, s, f"SMOKE {s}", "A24.2"))
+    out.drm = own_smoke
+    comp, base = tab.compiled(A.point, B.point)
+    contacts = comp.contacts if tab.walls else comp.plain
+    dep: dict[int, bool] | None = None
+    if A.kind == "in" or B.kind == "in":
+        dep, lasts, whole = _depression_runs(tab, contacts, base, A, B)
+        out.rules.append("B20.2")
+        if A.kind == "in" and B.kind == "in":
+            if not whole:
+                out.clear = False
+                out.block = (0.5, None, None, "the stream depiction's banks (both ends IN a stream)", "B20.2")
+                return out, ea, eb, up_a, up_b, False
+        else:
+            low, high, e_low, e_high = (A, B, ea, eb) if A.kind == "in" else (B, A, eb, ea)
+            last = lasts[0]
+            need = tab.dist(last, high.idx)
+            if e_high - e_low < need * _Q:
+                out.clear = False
+                out.block = (0.0 if low is A else 1.0, last, None,
+                             (f"the bank of the stream (an elevation difference of {fmt(_lv(e_high - e_low))} "
+                              f"is less than the range {need} from the last hex inside the depiction)"), "A6.3")
+                return out, ea, eb, up_a, up_b, False
+    _walk(tab, contacts, base, A, B, ea, eb, dep, out, fire_lane)
+    # P5.141: the Narrow Street roadblock segment, centre dot to centre dot
+    if tab.segments:
+        _roadblocks(tab, A, B, ea, eb, out)
+    # B9.21: entrenched units and walls/hedges of their own hex (kept by P2.3)
+    if out.clear and (entrenched[0] or entrenched[1]):
+        if tr is None:
+            tr = grid.trace(A.point, B.point)
+        for flag, me, other, at_start in ((entrenched[0], A, B, True), (entrenched[1], B, A, False)):
+            if not flag or me.hex.distance(other.hex) <= 1 or other.elev > me.elev:
+                continue
+            for hs in _boundary(tr, me.hex, at_start):
+                w = tab.walls.get(tab.side_key(hs))
+                if w is not None:
+                    out.clear = False
+                    out.block = (0.0 if at_start else 1.0, None, hs, f"{w[1]} beside an entrenched unit", "B9.21")
+                    break
+            if not out.clear:
+                break
+    borderline = False
+    if want_borderline and comp.nudged is not None and not (dep is not None):
+        ref = (out.clear, out.drm if out.clear else None)
+        for cs in (comp.nudged if tab.walls else comp.plain_nudged):  # type: ignore[union-attr]
+            o2 = _Outcome()
+            o2.drm = own_smoke
+            _walk(tab, cs, base, A, B, ea, eb, None, o2, fire_lane)
+            if tab.segments:
+                _roadblocks(tab, A, B, ea, eb, o2)
+            if (o2.clear, o2.drm if o2.clear else None) != ref:
+                borderline = True
+                break
+    return out, ea, eb, up_a, up_b, borderline
+
+
+def _orient(a: Point, b: Point, c: Point) -> int:
+    return (b[0] - a[0]) * (c[1] - a[1]) - (b[1] - a[1]) * (c[0] - a[0])
+
+
+def _roadblocks(tab: _Tables, A: _End, B: _End, ea: int, eb: int, out: _Outcome) -> None:
+    """P5.141: a Narrow Street roadblock is a Half-Level obstacle from the centre dot of one of its hexes
+    to the other's; a LOS that crosses that segment strictly between the dots (judgment
+    roadblock_segment_crossing) is blocked if at the roadblock's level, unless it begins or ends in one of
+    the two hexes (B9.2's own-hex exception, judgment.roadblock_los_own_hex)."""
+    p, q = A.point, B.point
+    hi = max(ea, eb)
+    for c1, c2, top, hs, ia, ib in tab.segments:
+        d1, d2 = _orient(p, q, c1), _orient(p, q, c2)
+        if d1 * d2 >= 0:
+            continue
+        d3, d4 = _orient(c1, c2, p), _orient(c1, c2, q)
+        if d3 * d4 >= 0:
+            continue
+        t = d3 / (d3 - d4)
+        out.roadblocks.append((t, hs))
+        own = A.idx in (ia, ib) or B.idx in (ia, ib)
+        if own and tab.roadblock_own_hex:
+            continue
+        if top > hi and (out.block is None or t < out.block[0]):
+            out.clear = False
+            out.blind = False
+            out.block = (t, None, hs, "Narrow Street roadblock (centre dot to centre dot)", "P5.141")
+            out.hinds = [h for h in out.hinds if h[0] <= t]
+            out.drm = sum(h[2] for h in out.hinds)
+
+
+def _culvert(tab: _Tables, A: _End, B: _End, out: _Outcome) -> None:
+    """P4.2: a unit IN a Stream Culvert sees only ADJACENT stream (IN) and culvert Locations, and only
+    they see it (digest §7.18: adjacent hexes sharing a stream hexside; Crest-status units excluded)."""
+    other, me = (B, A) if A.kind == "culvert" else (A, B)
+    out.rules.append("P4.2")
+    ok = (other.kind in ("in", "culvert") and me.hex.is_adjacent(other.hex)
+          and tab.side_key(Hexside.of(me.hex, other.hex)) in tab.stream_sides)
+    if not ok:
+        out.clear = False
+        out.block = (0.5, me.idx, None, "Stream Culvert (sees only ADJACENT stream and culvert Locations)", "P4.2")
+
+
+def _height_advantage(tab: _Tables, A: _End, B: _End) -> Literal["from", "to"] | None:
+    """B10.31: a ground-level unit on a hill may claim Height Advantage vs fire from a lower elevation.
+
+    Elevations without the Up-Slope ¾ (P2.3: being Up-Slope never grants HA)."""
+    for me, other, word in ((A, B, "from"), (B, A, "to")):
+        if me.kind in ("ground", "crest") and me.base > 0 and me.elev > other.elev:
+            return word  # type: ignore[return-value]
+    return None
+
+
+# ============================================================================================ public API
+
+
+def _resolve(m: Map, chart: Chart | None, conditions: Conditions | Mapping[str, Any] | None) -> _Tables:
+    chart = chart or default_chart()
+    if conditions is None:
+        cond = m.conditions
+    elif isinstance(conditions, Conditions):
+        cond = conditions
+    else:
+        cond = m.conditions.updated(dict(conditions))
+    return _tables(m, chart, cond)
+
+
+def los(m: Map, a: Location, b: Location, *, chart: Chart | None = None,
+        conditions: Conditions | Mapping[str, Any] | None = None,
+        entrenched: tuple[bool, bool] = (False, False), borderline: bool = True,
+        fire_lane: bool = False) -> LosRuling:
+    """Whether Location ``a`` has a line of sight to ``b``, and everything that decided it (A6).
+
+    Parameters
+    ----------
+    m : Map
+    a, b : Location
+        Locations or Bypass positions at a vertex (``O17@O17-O18-N17``: traced from the vertex, A4.34).
+    chart : Chart, optional
+        The terrain chart (default: the bundled one).
+    conditions : Conditions or mapping, optional
+        Month and weather (orchard and grain seasons); default the map's.
+    entrenched : (bool, bool)
+        Whether ``a`` / ``b`` is entrenched (B9.21, kept by P2.3).
+    borderline : bool
+        Compute the A6.1 borderline flag (default True).
+    fire_lane : bool
+        A Fire Lane's LOS: "same-level" Hindrances and Half-Level obstacles compare Base Levels, not
+        Up-Slope elevations (P2.31).
+
+    Returns
+    -------
+    LosRuling
+
+    Raises
+    ------
+    UnknownLocation
+        A Location that does not exist on the map.
+    QueryError
+        A Bypass position along a hexside without its vertex.
+    """
+    tab = _resolve(m, chart, conditions)
+    A = tab.end(a)
+    B = tab.end(b)
+    out, ea, eb, up_a, up_b, bl = _decide(tab, A, B, entrenched, borderline, fire_lane)
+    if fire_lane:
+        out.rules.append("P2.31")
+    return _ruling(tab, A, B, out, ea, eb, up_a, up_b, bl)
+
+
+def _ruling(tab: _Tables, A: _End, B: _End, out: _Outcome, ea: int, eb: int, up_a: bool, up_b: bool,
+            bl: bool) -> LosRuling:
+    prefix = tab.m.prefix
+    if out.hinds:
+        hinds = tuple(Hindrance(tab.hex_of(i), what, d, rule) for _, i, d, what, rule in out.hinds)
+        items = tuple(Item(Fraction(h.drm), f"{h.what} in {prefix}{h.hex.name}", h.rule) for h in hinds)
+    else:
+        hinds, items = (), ()
+    blocked = None
+    rules = ["A6.1"]
+    if out.block is not None:
+        t, i, hs, what, rule = out.block
+        blocked = BlockedBy(what, rule, tab.hex_of(i) if i is not None else None, hs, t)
+        rules.append("A6.2")
+    if hinds:
+        rules.append("A6.7")
+    rules.extend(out.rules)
+    if up_a or up_b:
+        rules.append("P2.3")
+    ha = _height_advantage(tab, A, B)
+    if ha:
+        rules.append("B10.31")
+    notes: tuple[str, ...] = tuple(out.notes)
+    crossed: tuple[Hexside, ...] = ()
+    if out.roadblocks:
+        crossed = tuple(hs for _, hs in out.roadblocks)
+        notes += ("The LOS crosses the Narrow Street roadblock on "
+                  + ", ".join(prefix + hs.name for hs in crossed) + " (P5.141).",)
+    return LosRuling(A.loc, B.loc, out.clear, blocked, hinds, out.drm, tab.dist(A.idx, B.idx), ha, (up_a, up_b),
+                     out.blind, bl, items, (_lv(ea), _lv(eb)), A.point, B.point, crossed, tuple(rules), notes, prefix)
+
+
+def viewshed_targets(m: Map, a: Location, level: int | None = None) -> list[Location]:
+    """The Locations a viewshed looks at: one per hex other than ``a``'s, its base Location, or its
+    building Location at ``level`` where it has one."""
+    out = []
+    for h in m.hexes():
+        if h == a.hex:
+            continue
+        t = m.terrain(h)
+        if level and t.is_building and level <= t.top_level:
+            out.append(Location(h, level))
+        else:
+            out.append(Location(h))
+    return out
+
+
+def viewshed(m: Map, a: Location, *, level: int | None = None, chart: Chart | None = None,
+             conditions: Conditions | Mapping[str, Any] | None = None, entrenched: bool = False) -> ViewshedRuling:
+    """Every hex's Location (ground level, or building level ``level`` where the hex has one) that ``a``
+    sees, with the Hindrance DRM of each LOS: exactly those for which :func:`los` is clear (A6.1-.7)."""
+    tab = _resolve(m, chart, conditions)
+    A = tab.end(a)
+    if a.bypass is not None and a.vertex is None:
+        raise QueryError(f"{m.name_of(a)}: a viewshed is traced from a vertex; name the Bypass vertex")
+    targets = viewshed_targets(m, a, level)
+    vis: list[tuple[Location, int]] = []
+    ent = (entrenched, False)
+    for loc in targets:
+        B = tab.end(loc)
+        out = _decide(tab, A, B, ent, False)[0]
+        if out.clear:
+            vis.append((loc, out.drm))
+    return ViewshedRuling(a, level, tuple(vis), len(targets), m.prefix)
