@@ -1,0 +1,1903 @@
+"""Movement: what one move costs, what a whole path costs, and everywhere a unit can reach.
+
+This module decides the movement rules of the seeds and the base rules they lean on:
+
+* B3.1 (paved/dirt road hexsides), B3.3/B3.4 (the Infantry road rate, its FFMO exposure, the road bonus),
+  B3.41/B3.42 (the vehicle road rate, the halved climb surcharge, the doubled vehicle/wreck penalty),
+  B3.43 (road-negating rubble, protection that costs the bonus);
+* P2.5-P2.53 (Up-Slope and Down-Slope costs, skis, no vehicle across a Crest-Line slope), P2.54 (flagged);
+* P4.11/P4.12 (stream-woods/brush/orchard entry and Crest costs), P4.21/P4.22 (the Stream Culvert), P4.3
+  (printed fords cost as ford counters);
+* P5.11 (Narrow Streets: Bypass along them, no road rate into an obstacle, no Dash, no rout along them,
+  their SMOKE), P5.123 (VCA changes on them), P5.124 (VBM while towing), P5.126 (Bypass NA there),
+  P5.141 (the Narrow Street roadblock);
+* and the base costs of the terrain chart: every terrain of the map format, walls, hedges, fences and
+  roadblocks, the doubled COT going up (B10.4), SMOKE as COT (B.2), building levels by stairwell
+  (B23.42), Infantry Bypass (A4.3) and VBM (D2.3).
+
+Shape (as networkx's shortest paths): the public :func:`move_cost`, :func:`path` and :func:`reach` wrap
+one private Dijkstra over (Location, state) nodes. The state is what the rules remember along the way:
+whether the B3.4 road bonus can still apply (a Bypass position also carries the hexside it was reached
+along, which decides P5.11's "along a Narrow Street"). Edge costs come from one rules object
+(:class:`_Mover`) that returns a :class:`MoveRuling`, allowed or not; the allowance is the cutoff, raised
+by the road bonus for the states that kept it. Every number comes from the terrain chart.
+
+Imports: chart, errors, grid, model, rulings, units. Never los, effects, render, ask or cli.
+"""
+
+from __future__ import annotations
+
+import functools
+import heapq
+import weakref
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any
+
+from .chart import Chart, default_chart
+from .errors import NotAdjacent, QueryError, UnknownLocation
+from .grid import Hex, Hexside, Vertex
+from .model import Conditions, HexsideTerrain, HexTerrain, Location, Map
+from .rulings import Item, distinct, fmt, num
+from .units import Unit
+
+__all__ = [
+    "MoveRuling",
+    "PathRuling",
+    "ReachRuling",
+    "Reached",
+    "Step",
+    "VcaRuling",
+    "bypass_hex",
+    "crest_status_problem",
+    "culvert_entry_problem",
+    "is_crest_line_slope",
+    "move_cost",
+    "moves_up_slope",
+    "narrow_street_bypass_blocked",
+    "narrow_street_smoke",
+    "path",
+    "reach",
+    "road_bonus_spoilers",
+    "road_hex_type",
+    "road_hexside_type",
+    "road_negated",
+    "vca_change",
+]
+
+ZERO = Fraction(0)
+ONE = Fraction(1)
+#: Dijkstra works on integer costs: every cost times this (halves and quarters, and more, are exact)
+_SCALE = 5040
+
+_DESC = {
+    "infantry": "Infantry", "cavalry": "Cavalry", "wagon": "a Wagon", "fully-tracked": "a fully-tracked vehicle",
+    "half-track": "a half-track", "armored-car": "an armored car", "truck": "a truck", "motorcycle": "a motorcycle",
+}
+
+
+# ============================================================================================ rulings
+
+
+@dataclass(frozen=True, slots=True)
+class MoveRuling:
+    """The ruling on one move: allowed or not (with the rule that forbids it), its cost and items.
+
+    ``items`` add up to ``cost``; a bonus (skis Down-Slope, P2.51) is an item with a negative amount.
+    ``road_rate`` says whether the move used the road rate, ``ffmo_exposed`` whether that left Infantry
+    to FFMO instead of the hex's TEM (B3.3), ``keeps_road_bonus`` whether this move leaves the B3.4 road
+    bonus possible, ``all_mf`` whether the move takes ALL the unit's MF/MP (the cost is then its
+    allowance), ``bog`` whether a vehicle must make a Bog check.
+    """
+
+    allowed: bool
+    cost: Fraction | None
+    units: str
+    items: tuple[Item, ...] = ()
+    frm: Location | None = None
+    to: Location | None = None
+    reason: str | None = None
+    forbidden_by: str | None = None
+    road_rate: bool = False
+    ffmo_exposed: bool = False
+    keeps_road_bonus: bool = False
+    bypass: Hexside | None = None
+    all_mf: bool = False
+    bog: bool = False
+    weather_elevation: bool = False
+    notes: tuple[str, ...] = ()
+    prefix: str = ""
+
+    def rules(self) -> tuple[str, ...]:
+        """The distinct rule references of the items (and the forbidding rule), in order."""
+        rs = [i.rule for i in self.items]
+        if self.forbidden_by:
+            rs.append(self.forbidden_by)
+        return distinct(rs)
+
+    def _names(self) -> tuple[str, str]:
+        f = self.frm.text(self.prefix) if self.frm is not None else "?"
+        t = self.to.text(self.prefix) if self.to is not None else "?"
+        return f, t
+
+    def explain(self) -> str:
+        """Sentences a player can check: the verdict, then each item with its rule."""
+        f, t = self._names()
+        if not self.allowed:
+            s = f"Moving from {f} to {t} is not allowed: {self.reason} ({self.forbidden_by})."
+        else:
+            s = (f"Moving from {f} to {t} costs {fmt(self.cost)} {self.units}: "
+                 + "; ".join(f"{fmt(i.amount)} {i.why} ({i.rule})" for i in self.items) + ".")
+            if self.road_rate:
+                s += " It uses the road rate."
+            if self.ffmo_exposed:
+                s += (" Entering at the road rate leaves Infantry subject to Interdiction/FFMO instead of the "
+                      "hex's TEM (B3.3).")
+        if self.notes:
+            s += " " + " ".join(self.notes)
+        return s
+
+    def to_json(self) -> dict[str, Any]:
+        """The queries.md ``move`` answer (and more: from, to, bypass, road bonus, ALL, Bog)."""
+        f, t = self._names()
+        out: dict[str, Any] = {
+            "kind": "move",
+            "allowed": self.allowed,
+            "cost": num(self.cost),
+            "units": self.units,
+            "items": [{"cost": num(i.amount), "why": i.why, "rule": i.rule} for i in self.items],
+            "road_rate": self.road_rate,
+            "ffmo_exposed": self.ffmo_exposed,
+            "from": f,
+            "to": t,
+            "keeps_road_bonus": self.keeps_road_bonus,
+        }
+        if self.bypass is not None:
+            out["bypass"] = self.prefix + self.bypass.name
+        if self.all_mf:
+            out["all"] = True
+        if self.bog:
+            out["bog"] = True
+        if self.weather_elevation:
+            out["weather_elevation"] = True
+        if not self.allowed:
+            out["reason"] = self.reason
+        out["rules"] = list(self.rules())
+        out["explain"] = self.explain()
+        return out
+
+
+@dataclass(frozen=True, slots=True)
+class PathRuling:
+    """The ruling on a whole move through several Locations (queries.md ``path``).
+
+    ``cost`` is the sum of the steps' costs (``None`` when a step is forbidden); ``road_bonus`` says
+    whether the B3.4 extra MF applies to this path; ``allowance`` is the allowance after that bonus.
+    """
+
+    allowed: bool
+    cost: Fraction | None
+    units: str
+    road_bonus: bool
+    allowance: Fraction
+    steps: tuple[MoveRuling, ...]
+    start: Location
+    reason: str | None = None
+    forbidden_by: str | None = None
+    prefix: str = ""
+
+    def rules(self) -> tuple[str, ...]:
+        rs: list[str] = []
+        for s in self.steps:
+            rs.extend(s.rules())
+        if self.road_bonus:
+            rs.append("B3.4")
+        if self.forbidden_by:
+            rs.append(self.forbidden_by)
+        return distinct(rs)
+
+    def explain(self) -> str:
+        start = self.start.text(self.prefix)
+        if self.cost is None:
+            return f"The move from {start} is not allowed: {self.reason} ({self.forbidden_by})."
+        s = (f"The move from {start} through {len(self.steps)} step{'s' if len(self.steps) != 1 else ''} costs "
+             f"{fmt(self.cost)} {self.units}")
+        s += " (" + " + ".join(fmt(x.cost) for x in self.steps) + ")." if self.steps else "."
+        if self.road_bonus:
+            s += (f" Every hexside crossed is a road hexside and nothing spoils it, so the road bonus raises "
+                  f"the allowance to {fmt(self.allowance)} {self.units} (B3.4).")
+        else:
+            s += f" The allowance is {fmt(self.allowance)} {self.units}."
+        if not self.allowed:
+            s += f" Not allowed: {self.reason} ({self.forbidden_by})."
+        return s
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "kind": "path",
+            "allowed": self.allowed,
+            "cost": num(self.cost),
+            "units": self.units,
+            "road_bonus": self.road_bonus,
+            "allowance": num(self.allowance),
+            "steps": [s.to_json() for s in self.steps],
+            "from": self.start.text(self.prefix),
+        }
+        if not self.allowed:
+            out["reason"] = self.reason
+        out["rules"] = list(self.rules())
+        out["explain"] = self.explain()
+        return out
+
+
+@dataclass(frozen=True, slots=True)
+class Reached:
+    """One Location (or Bypass position) reached: its least cost and one cheapest path to it.
+
+    ``road_bonus``: reached only thanks to the B3.4 road bonus; ``all_mf``: entered by a move that takes ALL
+    the unit's MF/MP (its cost is then the whole allowance)."""
+
+    location: Location
+    cost: Fraction
+    path: tuple[Location, ...]
+    road_bonus: bool
+    all_mf: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class ReachRuling:
+    """Every Location a unit can reach with its allowance (queries.md ``reach``).
+
+    ``reached`` holds, by canonical name order of discovery, each Location and Bypass position with its
+    least cost and one cheapest path; ``road_bonus`` is true for those that need the B3.4 bonus.
+    """
+
+    start: Location
+    allowance: Fraction
+    units: str
+    reached: tuple[Reached, ...]
+    rules_used: tuple[str, ...] = ()
+    prefix: str = ""
+
+    @property
+    def costs(self) -> dict[str, Fraction]:
+        """Canonical name -> least cost (the start at 0)."""
+        return {r.location.text(self.prefix): r.cost for r in self.reached}
+
+    @property
+    def paths(self) -> dict[str, list[str]]:
+        """Canonical name -> one cheapest path, as names."""
+        return {r.location.text(self.prefix): [x.text(self.prefix) for x in r.path] for r in self.reached}
+
+    def cost_of(self, loc: Location | str) -> Fraction | None:
+        """The least cost of reaching ``loc`` (a Location or its canonical name), or None."""
+        name = loc.text(self.prefix) if isinstance(loc, Location) else loc
+        return self.costs.get(name)
+
+    def hex_costs(self) -> dict[Hex, Fraction]:
+        """The least cost of reaching any Location of each hex (for drawing a reach map)."""
+        out: dict[Hex, Fraction] = {}
+        for r in self.reached:
+            h = r.location.hex
+            if h not in out or r.cost < out[h]:
+                out[h] = r.cost
+        return out
+
+    def rules(self) -> tuple[str, ...]:
+        return self.rules_used
+
+    def explain(self) -> str:
+        start = self.start.text(self.prefix)
+        n = len(self.reached)
+        hexes = len({r.location.hex for r in self.reached})
+        s = (f"From {start} with {fmt(self.allowance)} {self.units}, the unit can reach {n} Location"
+             f"{'s' if n != 1 else ''} and Bypass position{'s' if n != 1 else ''} in {hexes} hex"
+             f"{'es' if hexes != 1 else ''}, each at its least cost.")
+        nb = sum(1 for r in self.reached if r.road_bonus)
+        if nb:
+            s += f" {nb} of them only with the road bonus of a move crossing nothing but road hexsides (B3.4)."
+        return s
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "kind": "reach",
+            "from": self.start.text(self.prefix),
+            "allowance": num(self.allowance),
+            "units": self.units,
+            "costs": {k: num(v) for k, v in self.costs.items()},
+            "paths": self.paths,
+            "road_bonus": [r.location.text(self.prefix) for r in self.reached if r.road_bonus],
+            "all": [r.location.text(self.prefix) for r in self.reached if r.all_mf],
+            "rules": list(self.rules()),
+            "explain": self.explain(),
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class VcaRuling:
+    """The ruling on a vehicle's VCA change (P5.123 on a Narrow Street; D2.11/D2.33 elsewhere)."""
+
+    allowed: bool
+    cost: Fraction | None
+    units: str
+    items: tuple[Item, ...] = ()
+    reason: str | None = None
+    forbidden_by: str | None = None
+    at: str = ""
+    hexspines: int = 0
+
+    def rules(self) -> tuple[str, ...]:
+        rs = [i.rule for i in self.items]
+        if self.forbidden_by:
+            rs.append(self.forbidden_by)
+        return distinct(rs)
+
+    def explain(self) -> str:
+        what = f"Changing the VCA {self.hexspines} hexspine{'s' if self.hexspines != 1 else ''} at {self.at}"
+        if not self.allowed:
+            return f"{what} is not allowed: {self.reason} ({self.forbidden_by})."
+        return (f"{what} costs {fmt(self.cost)} {self.units}: "
+                + "; ".join(f"{fmt(i.amount)} {i.why} ({i.rule})" for i in self.items) + ".")
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "kind": "vca-change",
+            "allowed": self.allowed,
+            "cost": num(self.cost),
+            "units": self.units,
+            "items": [{"cost": num(i.amount), "why": i.why, "rule": i.rule} for i in self.items],
+        }
+        if not self.allowed:
+            out["reason"] = self.reason
+        out["rules"] = list(self.rules())
+        out["explain"] = self.explain()
+        return out
+
+
+@dataclass(frozen=True, slots=True)
+class Step:
+    """One step of a :func:`path`: to a Location, or in Bypass along a hexside.
+
+    ``to`` is the Location entered (or a Bypass position); ``bypass``/``in_hex``/``to_vertex`` describe a
+    Bypass step (moving in Bypass along that hexside, in that hex, to that vertex); ``road_rate`` chooses
+    the road rate where B3.4 leaves it to the mover (None: the cheaper legal way); ``protection`` pays
+    the extra MF for woods/shellhole protection or takes an orchard's cover (B3.43); ``declared_vertex``
+    is the side of a Narrow Street roadblock a unit crossing its hexside declares (P5.141).
+    """
+
+    to: Location | None = None
+    bypass: Hexside | None = None
+    in_hex: Hex | None = None
+    to_vertex: Vertex | None = None
+    road_rate: bool | None = None
+    protection: bool = False
+    declared_vertex: Vertex | None = None
+
+
+# ============================================================================================ rule helpers
+
+
+def road_hexside_type(hst: HexsideTerrain) -> str | None:
+    """The road type whose rate applies to crossing this hexside: ``"paved"`` or ``"dirt"`` (B3.1).
+
+    A Narrow Street counts as a road (P5.1): paved as paved, unpaved as dirt. Entry of a hex is per the
+    type of the road hexside crossed, not the hex's own type (B3.1: 12M4 entered across M4-L3 is per dirt).
+    """
+    if hst.road is not None:
+        return hst.road
+    if hst.narrow_street is not None:
+        return "paved" if hst.narrow_street == "paved" else "dirt"
+    return None
+
+
+def road_hex_type(m: Map, h: Hex) -> str | None:
+    """A hex's road type (B3.1): ``"paved"`` when any paved road crosses one of its hexsides (a hex with
+    both kinds is a paved road hex), ``"dirt"`` when only dirt roads do, None for no road.
+
+    Narrow Streets do not make a road hex here (P5.14 and P5.142 treat those hexes on their own).
+
+    Examples
+    --------
+    >>> from asl_terrain.model import Map
+    >>> m = Map.from_data({"format": "asl-terrain/1", "columns": ["A", "C"], "rows": [1, 3],
+    ...     "hexside": [{"at": ["B2-B1"], "road": "paved"}, {"at": ["B2-A2"], "road": "dirt"}]})
+    >>> road_hex_type(m, Hex.parse("B2")), road_hex_type(m, Hex.parse("A2")), road_hex_type(m, Hex.parse("C3"))
+    ('paved', 'dirt', None)
+    """
+    kinds = {t.road for t in m.hexsides_of(h) if t.road is not None}
+    if "paved" in kinds:
+        return "paved"
+    if "dirt" in kinds:
+        return "dirt"
+    return None
+
+
+def road_negated(m: Map, h: Hex) -> bool:
+    """A road covered by rubble is treated as non-existent (B3.43): rubble terrain or a Rubble counter."""
+    return m.terrain(h).terrain == "rubble" or m.has_counter(h, "rubble")
+
+
+def road_bonus_spoilers(m: Map, h: Hex) -> list[str]:
+    """What a unit meets in road hex ``h`` that denies the B3.4 road bonus: mines, burning wrecks,
+    rubble and SMOKE. (A roadblock is met where the move crosses its hexside or its Narrow Street segment;
+    Wire, debris and Panji are outside the map format; mud and Deep Snow come from the conditions.)"""
+    out: list[str] = []
+    cs = m.counters_at(h)
+    if not cs and m.terrain(h).terrain != "rubble":
+        return out
+    if m.smoke(h):
+        out.append(f"SMOKE in {m.prefix}{h.name}")
+    if m.mines(h):
+        out.append(f"mines in {m.prefix}{h.name}")
+    if any(c.type == "wreck" and c.burning and c.at == h for c in cs):
+        out.append(f"a burning wreck in {m.prefix}{h.name}")
+    if road_negated(m, h):
+        out.append(f"rubble in {m.prefix}{h.name}")
+    return out
+
+
+def moves_up_slope(m: Map, frm: Hex, hs: Hexside) -> bool | None:
+    """Whether crossing slope hexside ``hs`` from ``frm`` moves Up-Slope (True) or Down-Slope (False), or
+    None when ``hs`` is no slope hexside (P2.5: crossing a slope hexside one is Down-Slope from is moving
+    Up-Slope; the hash marks are in the Down-Slope hex, P2.2)."""
+    t = m.hexside(hs)
+    if t.slope is None:
+        return None
+    return t.slope == frm
+
+
+def is_crest_line_slope(m: Map, hs: Hexside) -> bool:
+    """A combination Crest-Line-slope hexside (P2.53): a slope hexside that is also a Crest Line."""
+    t = m.hexside(hs)
+    return t.slope is not None and t.crest
+
+
+def bypass_hex(m: Map, hs: Hexside, preferred: Hex | None = None) -> Hex | None:
+    """The hex a unit Bypassing along Narrow Street ``hs`` is in (P5.11): the lower hex of a Crest Line
+    hexside, otherwise ``preferred`` (None when the rule leaves it open)."""
+    t = m.hexside(hs)
+    a, b = hs.hexes
+    if t.narrow_street is not None and t.crest:
+        la, lb = m.terrain(a).level, m.terrain(b).level
+        if la != lb:
+            return a if la < lb else b
+    return preferred
+
+
+def narrow_street_bypass_blocked(m: Map, hs: Hexside) -> str | None:
+    """Why all Bypass along Narrow Street hexside ``hs`` is NA (P5.126), or None: another vehicle/wreck in
+    Bypass along it (either hex), a Blaze (a burning wreck in Bypass along another hexside excepted), or
+    Rubble in either hex."""
+    for h in hs.hexes:
+        if h not in m:
+            continue
+        name = m.prefix + h.name
+        for c in m.counters_at(h):
+            if c.at != h:
+                continue
+            if c.type in ("vehicle", "wreck") and c.bypass == hs:
+                return f"a {c.type} is already in Bypass along {m.prefix}{hs.name} (in {name})"
+            if c.type == "blaze":
+                return f"a Blaze in {name}"
+            if c.type == "wreck" and c.burning and (c.bypass is None or c.bypass == hs):
+                return f"a burning wreck (a Blaze) in {name}"
+            if c.type == "rubble":
+                return f"a Rubble counter in {name}"
+        if m.terrain(h).terrain == "rubble":
+            return f"rubble in {name}"
+    return None
+
+
+def narrow_street_smoke(m: Map, hs: Hexside) -> Hex | None:
+    """The hex whose SMOKE adds to the cost of Bypass along Narrow Street ``hs`` (P5.11): SMOKE in either
+    ground-level Location, but on a Crest Line hexside only the lower hex's. None for no SMOKE."""
+    low = bypass_hex(m, hs)
+    hexes = (low,) if low is not None else hs.hexes
+    for h in hexes:
+        if h is not None and h in m and m.smoke(h):
+            return h
+    return None
+
+
+def culvert_entry_problem(m: Map, frm: Location, to: Hex) -> tuple[str, str] | None:
+    """Why entering the Stream Culvert of ``to`` from ``frm`` is NA (P4.21), or None: entry only from IN
+    an ADJACENT stream (or Stream Culvert) Location, never when the stream is flooded."""
+    t = m.terrain(to)
+    name = m.prefix + to.name
+    if not t.culvert:
+        return (f"{name} has no Stream Culvert", "P4.2")
+    if t.stream == "flooded":
+        return (f"the stream in {name} is flooded", "P4.21")
+    if frm.hex == to:
+        return ("a Stream Culvert is entered only from IN an ADJACENT stream or culvert Location, not from its "
+                "own hex", "P4.21")
+    if not frm.hex.is_adjacent(to):
+        return (f"{m.prefix}{frm.hex.name} is not adjacent to {name}", "P4.21")
+    ft = m.terrain(frm.hex)
+    hst = m.hexside(Hexside.of(frm.hex, to))
+    if frm.place == "culvert":
+        ok = hst.culvert or hst.stream
+    else:
+        ok = (frm.place == "" and frm.level == 0 and not frm.is_bypass and ft.is_stream
+              and (hst.stream or hst.culvert))
+    if not ok:
+        return ("a Stream Culvert is entered only from IN an ADJACENT stream (or Stream Culvert) Location",
+                "P4.21")
+    return None
+
+
+def crest_status_problem(m: Map, h: Hex, hs: Hexside | None) -> tuple[str, str] | None:
+    """Why Crest status cannot be gained in hex ``h`` (along ``hs``), or None (P4.22: never in a Stream
+    Culvert hex, nor along a stream-and-Stream-Culvert hexside)."""
+    t = m.terrain(h)
+    if t.culvert:
+        return (f"Crest status cannot be gained in a Stream Culvert hex ({m.prefix}{h.name})", "P4.22")
+    if hs is not None:
+        hst = m.hexside(hs)
+        if hst.stream and hst.culvert:
+            return (f"Crest status cannot be gained along stream-and-Stream-Culvert hexside {m.prefix}{hs.name}",
+                    "P4.22")
+    if t.stream == "flooded":
+        return (f"the stream in {m.prefix}{h.name} is flooded: a water obstacle, not a depression", "B20.44")
+    return None
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def _ends(hs: Hexside) -> tuple[Vertex, Vertex]:
+    """The two end vertices of a hexside (cached geometry)."""
+    return hs.vertices()
+
+
+@functools.lru_cache(maxsize=1 << 15)
+def _hex_vertices(h: Hex) -> tuple[Vertex, ...]:
+    """The six vertices of a hex (cached geometry)."""
+    return h.vertices()
+
+
+def _other_end(hs: Hexside, v: Vertex) -> Vertex:
+    a, b = _ends(hs)
+    return b if a == v else a
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def _hexsides_at(h: Hex, v: Vertex) -> tuple[Hexside, ...]:
+    """The two hexsides of ``h`` that meet at its vertex ``v``."""
+    for k, x in enumerate(_hex_vertices(h)):
+        if x == v:
+            return (h.hexside(k), h.hexside(k + 1))
+    return ()
+
+
+# ============================================================================================ the rules object
+
+
+class _NA(Exception):
+    """Internal: a move the rules forbid (turned into a MoveRuling by the caller)."""
+
+    def __init__(self, reason: str, rule: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
+        self.rule = rule
+
+
+Part = tuple[Any, str, str, bool]  # (amount | "ALL" | "NA", why, rule, bog)
+
+
+class _Mover:
+    """The movement rules for one unit on one map with one chart and conditions.
+
+    Every move ruling comes from here (:meth:`move`, and :meth:`edges` for the search), so `move`, `path`
+    and `reach` can never disagree. Built once per (map, chart, conditions, unit, allowance, flags) and
+    cached, with the search's adjacency lists, while the map lives.
+    """
+
+    def __init__(self, m: Map, chart: Chart, cond: Conditions, unit: Unit, allowance: Fraction,
+                 dash: bool, rout: bool) -> None:
+        self.m = m
+        self.chart = chart
+        self.cond = cond
+        self.unit = unit
+        self.allowance = allowance
+        self.dash = dash
+        self.rout = rout
+        self.prefix = m.prefix
+        self.cls = unit.chart_class
+        self.pays_mp = unit.pays_mp
+        self.units = unit.units
+        self.desc = _DESC.get(self.cls, self.cls)
+        self.inf = unit.type == "infantry"
+        self.cav = unit.type == "cavalry"
+        self.wagon = unit.type == "wagon"
+        self.vbm = unit.pays_mp or self.wagon  # vehicles (Wagons included) Bypass by VBM (D2.3)
+        self.doubles_cot = not unit.pays_mp  # Infantry, Cavalry (and Wagons, judgment) pay COT x2 going up
+        weather = cond.weather
+        self.bonus_spoiled_by: str | None = None
+        if unit.type not in ("infantry", "cavalry", "wagon"):
+            self.bonus_spoiled_by = "only Infantry, Cavalry and horse-drawn units get the road bonus"
+        elif unit.pushing_gun:
+            self.bonus_spoiled_by = "no road bonus while pushing a Gun (C10.3)"
+        elif weather in ("mud", "deep-snow"):
+            self.bonus_spoiled_by = f"no road bonus in {weather.replace('-', ' ')} (B3.4)"
+        self.bonus_unit = self.bonus_spoiled_by is None
+        p = chart.param
+        self.p_double = Fraction(p("cot_doubled_up").value)
+        self.p_up_mp = Fraction(p("vehicle_up_level_mp").value)
+        self.p_up_road_mp = Fraction(p("vehicle_up_level_road_mp").value)
+        self.p_bonus = Fraction(p("road_bonus_mf").value)
+        self.p_veh = Fraction(p("vehicle_in_hex_mp").value)
+        self.p_veh_road = Fraction(p("vehicle_in_hex_road_mp").value)
+        self.p_smoke = Fraction(p("smoke_cot").value)
+        self.p_up_slope = Fraction(p("up_slope_mp" if unit.pays_mp else "up_slope_mf").value)
+        self.p_skis = Fraction(p("skis_down_slope_bonus_mf").value)
+        self.p_stair = Fraction(p("stairwell_mf").value)
+        self.p_bypass = Fraction(p("bypass_mf").value)
+        self.p_vbm = Fraction(p("vbm_factor").value)
+        self.p_ns_vbm = Fraction(p("narrow_street_vbm_factor").value)
+        self.p_ns_smoke = Fraction(p("narrow_street_smoke_bypass").value)
+        self.p_crest = Fraction(p("crest_status_mf").value)
+        self.p_stream_crest = {
+            "woods": Fraction(p("stream_woods_crest_mf").value),
+            "pine-woods": Fraction(p("stream_pine_woods_crest_mf").value),
+            "brush": Fraction(p("stream_brush_crest_mf").value),
+            "orchard": Fraction(p("stream_orchard_crest_mf").value),
+        }
+        self.grain_season = tuple(p("grain_season").value)
+        self.bypass_terrain = tuple(p("bypass_terrain").value)
+        j = chart.judgment
+        self.ns_crossing_is_road = bool(j("narrow_street_crossing_is_road").value)
+        self.rout_across_ns = bool(j("rout_across_narrow_street").value)
+        self.wagon_half = bool(j("wagon_half_bypass").value)
+        self.blaze_na = bool(j("blaze_entry_na").value)
+        self.ns_smoke_replaces = bool(j("narrow_street_smoke_replaces_cot").value)
+        self._cost_cache: dict[str, tuple[Any, str, bool, str]] = {}
+        og = self.cost("open")[0]
+        #: VBM per hexside (D2.3): twice the Open Ground cost; half that along a Narrow Street (P5.11)
+        self.vbm_full: Fraction | None = og * self.p_vbm if isinstance(og, Fraction) else None
+        self.vbm_half: Fraction = self.vbm_full * self.p_ns_vbm if self.vbm_full is not None else ZERO
+        self.vbm_full_text = fmt(self.vbm_full) if self.vbm_full is not None else ""
+        self._names: dict[object, str] = {}
+        #: whether the map has any Narrow Street at all (most have none: the search then skips their checks)
+        self.has_ns = any(m.hexside(hs).narrow_street is not None
+                          for hs in getattr(m, "_written_hexsides", {None: None}) if hs is not None) \
+            if hasattr(m, "_written_hexsides") else True
+        self._adj: dict[Location, list[tuple[Location, MoveRuling]]] = {}
+        # the search's integer view of the same adjacency lists
+        self._ids: dict[Location, int] = {}
+        self._nodes: list[Location] = []
+        self._iadj: list[list[tuple[int, int, bool, bool, MoveRuling]] | None] = []
+
+    # ------------------------------------------------------------------ names
+    def n(self, x: Hex | Hexside | Location) -> str:
+        """The canonical name of a hex, hexside or Location, with the map's prefix (cached)."""
+        got = self._names.get(x)
+        if got is None:
+            got = x.text(self.prefix) if isinstance(x, Location) else self.prefix + x.name
+            self._names[x] = got
+        return got
+
+    # ------------------------------------------------------------------ chart look-ups
+    def cost(self, key: str) -> tuple[Any, str, bool, str]:
+        """(value, rule, bog, name) of a terrain or hexside entry for this unit's column: a Fraction,
+        "ALL" or "NA"."""
+        c = self._cost_cache.get(key)
+        if c is not None:
+            return c
+        e = self.chart.terrain.get(key) or self.chart.hexside.get(key)
+        base = key.rsplit("-", 1)[0] if key.endswith("-wooden") else None
+        if e is None and base:
+            e = self.chart.terrain.get(base)
+        if e is None:
+            c = ("NA", "B", False, key)
+        else:
+            g = None
+            if self.pays_mp and self.unit.buttoned_up and e.mp_buttoned_up is not None:
+                g = e.mp_buttoned_up
+            if g is None:
+                g = e.mp if self.pays_mp else e.mf
+            if g is None and base:
+                be = self.chart.terrain.get(base)
+                if be is not None:
+                    g = be.mp if self.pays_mp else be.mf
+            if g is None:
+                c = ("NA", "B", False, e.name)
+            else:
+                v = g.get(self.cls, "NA")
+                c = (v, g.rule, bool(g.get("bog", False)), e.name)
+        self._cost_cache[key] = c
+        return c
+
+    def is_obstacle(self, t: HexTerrain) -> bool:
+        """An obstacle for P5.11's road-rate restriction: woods, pine woods, buildings (LOS obstacles)."""
+        e = self.chart.terrain.get(t.terrain)
+        return e is not None and e.los is not None and e.los.get("role") == "obstacle"
+
+    def ground_key(self, t: HexTerrain) -> str:
+        """The chart entry that prices entering the hex's ground Location: rubble (terrain or counter)
+        as stone or wooden rubble, grain out of season as Open Ground (B15.4)."""
+        if t.terrain == "rubble" or self.m.has_counter(t.hex, "rubble"):
+            return "rubble-wooden" if t.building == "wooden" else "rubble"
+        if t.terrain == "grain" and self.cond.month not in self.grain_season:
+            return "open"
+        return t.terrain
+
+    def open_ground(self, t: HexTerrain) -> bool:
+        e = self.chart.terrain.get(self.ground_key(t))
+        return bool(e is not None and e.tem is not None and e.tem.get("open_ground", False))
+
+    # ------------------------------------------------------------------ ruling builders
+    def na(self, frm: Location, to: Location, reason: str, rule: str, bypass: Hexside | None = None) -> MoveRuling:
+        return MoveRuling(False, None, self.units, (), frm, to, reason, rule, bypass=bypass, prefix=self.prefix)
+
+    def ok(self, frm: Location, to: Location, items: list[Item], *, road: bool = False, ffmo: bool = False,
+           keeps: bool = False, bypass: Hexside | None = None, all_mf: bool = False, bog: bool = False,
+           weather: bool = False, notes: tuple[str, ...] = ()) -> MoveRuling:
+        total = items[0].amount if items else ZERO
+        for i in items[1:]:
+            total += i.amount
+        return MoveRuling(True, total, self.units, tuple(items), frm, to, None, None, road, ffmo,
+                          keeps and self.bonus_unit, bypass, all_mf, bog, weather, notes, self.prefix)
+
+    def all_ruling(self, frm: Location, to: Location, what: str, rule: str, bog: bool,
+                   bypass: Hexside | None = None) -> MoveRuling:
+        if self.allowance <= 0:
+            raise _NA(f"entering {what} takes ALL of a unit's {self.units}, and it has none", rule)
+        item = Item(self.allowance, f"ALL its {self.units} to enter {what}", rule)
+        notes = ("The vehicle must then make a Bog check (D8.21).",) if bog and self.pays_mp else ()
+        return self.ok(frm, to, [item], all_mf=True, bog=bog, bypass=bypass, notes=notes)
+
+    # ------------------------------------------------------------------ common checks
+    def check_blaze(self, h: Hex) -> None:
+        """Entering a Blaze Location is NA (B25; judgment blaze_entry_na)."""
+        if self.blaze_na and self.m.has_counter(h, "blaze"):
+            raise _NA(f"{self.n(h)} holds a Blaze", "B25")
+
+    def crossing_checks(self, a: Hex, hs: Hexside, hst: HexsideTerrain) -> None:
+        """Prohibitions of crossing hexside ``hs`` out of ``a``: P2.53, roadblocks (B29.4), hexside features
+        this unit may not cross (chart)."""
+        if hst.slope is not None and hst.crest:
+            if self.pays_mp or self.wagon:
+                raise _NA(f"no vehicle may cross combination Crest-Line-slope hexside {self.n(hs)}", "P2.53")
+            if self.cav and self.unit.charging:
+                raise _NA(f"no charging Cavalry may cross combination Crest-Line-slope hexside {self.n(hs)}",
+                          "P2.53")
+        rb = self.m.roadblock(hs)
+        if rb is not None and (self.pays_mp or self.wagon):
+            raise _NA(f"no vehicle may cross the roadblock on {self.n(hs)}", "B29.4")
+        for key, present in (("wall", hst.wall), ("hedge", hst.hedge), ("fence", hst.fence)):
+            if present:
+                v, rule, _, name = self.cost(key)
+                if v == "NA":
+                    raise _NA(f"{self.desc} may not cross the {name.lower()} on {self.n(hs)}", rule)
+
+    def hexside_items(self, a: Hex, hs: Hexside, hst: HexsideTerrain, items: list[Item]) -> bool:
+        """Hexside extras added to (not doubled with) the COT: wall, hedge, fence (+1 & COT for Infantry),
+        a B29 roadblock (as a wall), the slope (P2.51/P2.52) and the skis bonus. Returns whether a slope
+        was crossed (for P2.54)."""
+        for key, present in (("wall", hst.wall), ("hedge", hst.hedge), ("fence", hst.fence)):
+            if present:
+                v, rule, _, name = self.cost(key)
+                if isinstance(v, Fraction) and v:
+                    items.append(Item(v, f"crosses {name.lower()} hexside {self.n(hs)}", rule))
+        if hst.narrow_street is None and self.m.roadblock(hs) is not None:
+            v, rule, _, name = self.cost("roadblock")
+            if isinstance(v, Fraction) and v:
+                items.append(Item(v, f"crosses the roadblock on {self.n(hs)} (as a wall)", rule))
+        if hst.slope is None:
+            return False
+        if hst.slope == a:
+            items.append(Item(self.p_up_slope, f"moves Up-Slope across slope hexside {self.n(hs)}",
+                              "P2.52" if self.pays_mp else "P2.51"))
+        elif self.inf and self.unit.skis:
+            items.append(Item(-self.p_skis, f"skis: bonus for crossing slope hexside {self.n(hs)} Down-Slope",
+                              "P2.51"))
+        return True
+
+    def climb_items(self, cot: Fraction, levels: int, road: bool, hs: Hexside, items: list[Item]) -> None:
+        """Going up across a Crest Line: Infantry/Cavalry pay the COT twice (B10.4; the road rate 1 x 2,
+        B3.4); a vehicle pays +4 MP per level, halved to +2 across a road hexside at the road rate (B3.41)."""
+        if levels <= 0:
+            return
+        if self.doubles_cot:
+            extra = cot * (self.p_double - 1)
+            if extra:
+                items.append(Item(extra, f"COT doubled: climbs across Crest Line {self.n(hs)}",
+                                  "B3.4" if road else "B10.4"))
+        else:
+            per = self.p_up_road_mp if road else self.p_up_mp
+            items.append(Item(per * levels, f"climbs {levels} level{'s' if levels > 1 else ''} across Crest "
+                                            f"Line {self.n(hs)}" + (" at the road rate" if road else ""),
+                              "B3.41" if road else "B10.4"))
+
+    def keeps_bonus(self, hexes: Sequence[Hex], hst: HexsideTerrain | None) -> bool:
+        """Whether a road move into ``hexes`` leaves the B3.4 road bonus possible: nothing in them spoils it,
+        no roadblock is met on the hexside crossed, and no Wire-like fence is crossed (a slope does not cost
+        it, P2.51)."""
+        if not self.bonus_unit:
+            return False
+        if hst is not None and (hst.fence or self.m.roadblock(hst.hexside) is not None):
+            return False
+        return not any(road_bonus_spoilers(self.m, h) for h in hexes if h in self.m)
+
+    # ------------------------------------------------------------------ hex entry
+    def stream_parts(self, tb: HexTerrain, hst: HexsideTerrain) -> list[Part]:
+        """The cost of entering IN a stream hex: the stream's depth cost (a ford's where printed, P4.3),
+        plus the woods/brush/orchard cost when entered across a non-stream hexside (P4.11)."""
+        depth = tb.stream or "shallow"
+        key = "ford" if tb.ford else f"stream-{depth}"
+        v, rule, bog, name = self.cost(key)
+        where = self.n(tb.hex)
+        parts: list[Part] = [(v, f"COT: enters {name.lower()} {where}" + (" (printed ford, P4.3)" if tb.ford else ""),
+                              rule, bog)]
+        if tb.terrain != "open" and not hst.stream:
+            ov, _, obog, oname = self.cost(tb.terrain)
+            parts.append((ov, f"{oname.lower()} in {where}, cumulative across non-stream hexside "
+                              f"{self.n(hst.hexside)}", "P4.11", obog))
+        return parts
+
+    def crest_parts(self, tb: HexTerrain, hst: HexsideTerrain) -> list[Part]:
+        """Entering a stream hex with Crest status across ``hst``: P4.12's costs for Good Order Infantry in
+        stream-woods/brush/orchard across a non-stream hexside; otherwise the IN cost plus the MF of
+        gaining Crest status (B20.91, [U] parameter crest_status_mf)."""
+        if not (self.inf or self.cav):
+            raise QueryError("to: Crest status for vehicles and Wagons (B20.92) is not modelled by this engine; "
+                             "expected an Infantry or Cavalry unit")
+        prob = crest_status_problem(self.m, tb.hex, hst.hexside)
+        if prob:
+            raise _NA(*prob)
+        special = self.p_stream_crest.get(tb.terrain)
+        if special is not None and not hst.stream and self.inf and self.unit.good_order:
+            return [(special, f"gains Crest status in stream-{tb.terrain} {self.n(tb.hex)} along non-stream "
+                              f"hexside {self.n(hst.hexside)}", "P4.12", False)]
+        parts = self.stream_parts(tb, hst)
+        parts.append((self.p_crest, f"gains Crest status in {self.n(tb.hex)}", "B20.91", False))
+        return parts
+
+    def hex_entry(self, frm: Location, to: Location, *, road_rate: bool | None = None, protection: bool = False,
+                  along_ns: bool = False, declared_vertex: Vertex | None = None) -> MoveRuling:
+        """Entering a Location of an adjacent hex: its ground Location (IN, in a stream hex), Crest status,
+        the Stream Culvert, or the same building level of the same building."""
+        m = self.m
+        a, b = frm.hex, to.hex
+        hs = a.hexside(a.direction_to(b))
+        hst = m.hexside(hs)
+        ta, tb = m.terrain(a), m.terrain(b)
+        if to.place == "culvert":
+            prob = culvert_entry_problem(m, frm, b)
+            if prob:
+                raise _NA(*prob)
+            return self.culvert_entry(frm, to, tb)
+        if frm.place == "culvert":
+            if not (to.place == "" and to.level == 0 and tb.is_stream and (hst.stream or hst.culvert)):
+                raise _NA("a unit leaves a Stream Culvert only INTO an ADJACENT stream Location", "P4.21")
+        if frm.level or to.level:
+            return self.building_level_entry(frm, to, hs, hst, ta, tb)
+        # prohibitions
+        if self.dash:
+            if hst.narrow_street is not None or along_ns:
+                raise _NA("Dashing across or along a Narrow Street is NA", "P5.11")
+            if road_negated(m, b):
+                raise _NA(f"no Dash in a road hex covered by rubble ({self.n(b)})", "B3.43")
+        self.check_blaze(b)
+        self.crossing_checks(a, hs, hst)
+        if self.cav and self.unit.charging and tb.terrain in ("woods", "pine-woods"):
+            raise _NA("Cavalry may not charge into woods", "B13.4")
+        # the COT by terrain
+        if to.place == "crest":
+            parts = self.crest_parts(tb, hst)
+        elif tb.is_stream:
+            parts = self.stream_parts(tb, hst)
+        else:
+            key = self.ground_key(tb)
+            v, rule, bog, name = self.cost(key)
+            if protection and key == "shellholes":
+                e = self.chart.terrain["shellholes"]
+                g = e.mp if self.pays_mp else e.mf
+                pv = g.get("protection") if g is not None else None
+                if isinstance(pv, Fraction) and not self.pays_mp:
+                    v = pv
+                    name = "shellholes, paying for their protection"
+            parts = [(v, f"COT: enters {name.lower()} {self.n(b)}", rule, bog)]
+        up = tb.level - ta.level if (hst.crest and tb.level > ta.level) else 0
+        # the road rate, where B3.4 leaves it to the mover
+        road_type = road_hexside_type(hst)
+        road_problem: tuple[str, str] | None = None
+        if road_type is None:
+            road_problem = (f"no road crosses hexside {self.n(hs)}", "B3.4")
+        elif hst.road is None and not self.ns_crossing_is_road:
+            road_problem = (f"crossing Narrow Street {self.n(hs)} is not a road hexside crossing", "P5.11")
+        elif to.place != "" or tb.is_stream:
+            road_problem = (f"the road rate does not take a unit IN a stream or to Crest status ({self.n(to)})",
+                            "B3.4")
+        elif road_negated(m, b):
+            road_problem = (f"the road in {self.n(b)} is covered by rubble and treated as non-existent", "B3.43")
+        elif (hst.narrow_street is not None or along_ns) and self.is_obstacle(tb):
+            road_problem = (f"a unit moving along/across a Narrow Street cannot enter an obstacle "
+                            f"({self.n(b)}) at the road rate", "P5.11")
+        weather = self.cond.weather in ("rain", "snow") and (hst.slope is not None or bool(up)
+                                                             or (hst.crest and tb.level != ta.level))
+        notes: list[str] = []
+        if weather:
+            notes.append("P2.54: in rain or snow, E3.54/E3.723 would apply to this change of elevation; the E3 "
+                         "weather rules are not modelled.")
+        rb = m.roadblock(hs) if hst.narrow_street is not None else None
+        if rb is not None:
+            side = (f"it declares vertex {self.n_vertex(declared_vertex)}" if declared_vertex is not None
+                    else "it must declare a vertex of that hexside")
+            notes.append(f"Crossing {self.n(hs)} along the Narrow Street roadblock's segment costs nothing extra, "
+                         f"but {side} to fix its side of the roadblock vs Snap Shots (P5.141).")
+        terrain_r = self._option(frm, to, a, b, hs, hst, parts, up, False, tuple(notes), weather)
+        road_r: MoveRuling | None = None
+        if road_problem is None and road_type is not None and not protection:
+            v, rule, _, name = self.cost("road-" + road_type)
+            if isinstance(v, Fraction):
+                rparts: list[Part] = [(v, f"crosses {road_type} road hexside {self.n(hs)} (road rate, not the "
+                                          f"terrain of {self.n(b)})", rule, False)]
+                road_r = self._option(frm, to, a, b, hs, hst, rparts, up, True, tuple(notes), weather)
+        if road_rate is True:
+            if road_problem is not None:
+                raise _NA(*road_problem)
+            if protection:
+                raise _NA("paying for protection (B3.43) and moving at the road rate exclude each other", "B3.43")
+            if road_r is None:
+                v, rule, _, name = self.cost("road-" + (road_type or "paved"))
+                raise _NA(f"{self.desc} may not use the road rate ({name.lower()}: {v})", rule)
+            return road_r
+        if road_rate is False or road_r is None:
+            return terrain_r
+        if not terrain_r.allowed:
+            return road_r
+        if not road_r.allowed:
+            return terrain_r
+        tc = terrain_r.cost if terrain_r.cost is not None else ZERO
+        rc = road_r.cost if road_r.cost is not None else ZERO
+        return road_r if rc <= tc else terrain_r
+
+    def n_vertex(self, v: Vertex | None) -> str:
+        if v is None:
+            return ""
+        got = self._names.get(v)
+        if got is None:
+            got = self.prefix + v.name
+            self._names[v] = got
+        return got
+
+    def _option(self, frm: Location, to: Location, a: Hex, b: Hex, hs: Hexside, hst: HexsideTerrain,
+                parts: list[Part], up: int, road: bool, notes: tuple[str, ...], weather: bool) -> MoveRuling:
+        """One way of paying for an entry: the COT parts (terrain or road rate), SMOKE, the climb, the
+        hexside extras, the vehicle/wreck penalty."""
+        for v, why, rule, _ in parts:
+            if v == "NA":
+                what = why.removeprefix("COT: enters ").removeprefix("COT: ")
+                return self.na(frm, to, f"{self.desc} may not enter {what}", rule)
+        for v, why, rule, bog in parts:
+            if v == "ALL":
+                return self.all_ruling(frm, to, why.removeprefix("COT: enters ").removeprefix("COT: "), rule,
+                                       bog)
+        items = [Item(v, why, rule) for v, why, rule, _ in parts]
+        bog = any(p[3] for p in parts) and self.pays_mp and not road
+        m = self.m
+        if to.place != "culvert" and m.smoke(b):
+            items.append(Item(self.p_smoke, f"SMOKE in {self.n(b)} (part of the COT)", "B.2"))
+        if up:
+            cot = items[0].amount
+            for i in items[1:]:
+                cot += i.amount
+            self.climb_items(cot, up, road, hs, items)
+        self.hexside_items(a, hs, hst, items)
+        if self.pays_mp:
+            nv = len(m.vehicles(b))
+            if nv:
+                per = self.p_veh_road if road else self.p_veh
+                items.append(Item(per * nv, f"{nv} vehicle/wreck{'s' if nv > 1 else ''} in {self.n(b)}"
+                                  + (" entered at the road rate" if road else ""), "B3.42" if road else "D2.14"))
+        keeps = road and self.keeps_bonus((b,), hst)
+        ffmo = road and (self.inf or self.cav) and not self.open_ground(m.terrain(b))
+        if bog:
+            notes = notes + ("The vehicle must make a Bog check (D8.21).",)
+        return self.ok(frm, to, items, road=road, ffmo=ffmo, keeps=keeps, bog=bog, weather=weather, notes=notes)
+
+    def culvert_entry(self, frm: Location, to: Location, tb: HexTerrain) -> MoveRuling:
+        """Entering a Stream Culvert as if INTO another hex of that stream (P4.21): the stream's depth
+        cost; Infantry only (no 5/8-inch vehicle or Gun counter)."""
+        v = self.cost("culvert")[0]
+        if v == "NA":
+            raise _NA(f"{self.desc} may not enter a Stream Culvert (only Infantry; no 5/8-inch vehicle or Gun "
+                      "counter)", "P4.21")
+        depth = tb.stream or "shallow"
+        sv, srule, _, sname = self.cost(f"stream-{depth}")
+        if sv == "NA":
+            raise _NA(f"the stream in {self.n(tb.hex)} cannot be entered ({sname})", srule)
+        if sv == "ALL":
+            return self.all_ruling(frm, to, f"the Stream Culvert of {self.n(tb.hex)}", "P4.21", False)
+        items = [Item(sv, f"enters the Stream Culvert of {self.n(tb.hex)} as INTO the {depth} stream", "P4.21")]
+        return self.ok(frm, to, items)
+
+    def building_level_entry(self, frm: Location, to: Location, hs: Hexside, hst: HexsideTerrain,
+                             ta: HexTerrain, tb: HexTerrain) -> MoveRuling:
+        """Moving between the same upper level of two hexes of one building (B23.42); any other change of
+        level goes by a stairwell inside one hex."""
+        lv = frm.level
+        same = (lv == to.level and lv >= 1 and ta.is_building and tb.is_building and ta.building_id is not None
+                and ta.building_id == tb.building_id and lv <= tb.building_levels and lv <= ta.building_levels)
+        if not same:
+            raise _NA("a unit changes building level only by a stairwell inside one hex, and moves between hexes "
+                      "at one level only within the same building", "B23.42")
+        self.check_blaze(tb.hex)
+        v, rule, _, _ = self.cost("building")
+        if v == "NA" or v == "ALL":
+            raise _NA(f"{self.desc} may not enter a building", rule)
+        items = [Item(v, f"COT: enters level {lv} of building {self.n(tb.hex)}", rule)]
+        up = tb.level - ta.level if (hst.crest and tb.level > ta.level) else 0
+        self.climb_items(v, up, False, hs, items)
+        return self.ok(frm, to, items)
+
+    # ------------------------------------------------------------------ same hex
+    def level_change(self, frm: Location, to: Location) -> MoveRuling:
+        """A change of Location inside one hex: building levels by stairwell (B23.42), IN <-> Crest status
+        (B20.91, P4.22), never into or out of a Stream Culvert from its own hex (P4.21)."""
+        h = frm.hex
+        t = self.m.terrain(h)
+        if "culvert" in (frm.place, to.place):
+            raise _NA("a Stream Culvert is entered and left only through an ADJACENT stream or culvert Location",
+                      "P4.21")
+        if {frm.place, to.place} == {"", "crest"}:
+            if not (self.inf or self.cav):
+                raise QueryError("to: Crest status for vehicles and Wagons (B20.92) is not modelled by this engine; "
+                                 "expected an Infantry or Cavalry unit")
+            if to.place == "crest":
+                prob = crest_status_problem(self.m, h, None)
+                if prob:
+                    raise _NA(*prob)
+                why = f"gains Crest status in {self.n(h)} from IN the stream"
+            else:
+                why = f"leaves Crest status for IN the stream in {self.n(h)}"
+            return self.ok(frm, to, [Item(self.p_crest, why, "B20.91")])
+        if frm.place == "" and to.place == "" and t.is_building:
+            if not self.inf:
+                raise _NA(f"{self.desc} may not enter building levels", "B23.41")
+            if not t.has_stairwell:
+                raise _NA(f"{self.n(h)} has no stairwell: its levels are not linked there", "B23.42")
+            d = abs(to.level - frm.level)
+            return self.ok(frm, to, [Item(self.p_stair * d, f"climbs {d} level{'s' if d > 1 else ''} by the "
+                                                             f"stairwell of {self.n(h)}" if to.level > frm.level
+                                          else f"descends {d} level{'s' if d > 1 else ''} by the stairwell of "
+                                               f"{self.n(h)}", "B23.42")])
+        raise _NA(f"no move links {self.n(frm)} and {self.n(to)}", "B23.42")
+
+    def bypass_to_interior(self, frm: Location, to: Location) -> MoveRuling:
+        """Leaving Bypass to enter the obstacle of the hex itself: its COT, no hexside crossed (A4.3, [U])."""
+        t = self.m.terrain(to.hex)
+        self.check_blaze(to.hex)
+        v, rule, bog, name = self.cost(self.ground_key(t))
+        if v == "NA":
+            raise _NA(f"{self.desc} may not enter {name.lower()} {self.n(to.hex)}", rule)
+        if v == "ALL":
+            return self.all_ruling(frm, to, f"{name.lower()} {self.n(to.hex)}", rule, bog)
+        items = [Item(v, f"COT: leaves Bypass into the {name.lower()} of {self.n(to.hex)}", rule)]
+        if self.m.smoke(to.hex):
+            items.append(Item(self.p_smoke, f"SMOKE in {self.n(to.hex)} (part of the COT)", "B.2"))
+        return self.ok(frm, to, items, bog=bog and self.pays_mp)
+
+    # ------------------------------------------------------------------ Bypass
+    def bypass_move(self, frm: Location, h: Hex, s: Hexside, v0: Vertex, v: Vertex) -> MoveRuling:
+        """Moving in Bypass along hexside ``s`` of hex ``h`` from vertex ``v0`` to vertex ``v``: Infantry and
+        Cavalry at the Bypass MF (A4.3), vehicles and Wagons by VBM (D2.3); along a Narrow Street VBM needs
+        no clearance and costs half, Infantry/Cavalry pay normally and keep the road bonus (P5.11), SMOKE
+        in either hex adds 1 (P5.11), P5.126 and P5.141 may forbid it. Entering from another hex crosses
+        the hexside between them (its extras, slope and Crest Line)."""
+        m = self.m
+        to = Location(h, bypass=s, vertex=v)
+        sht = m.hexside(s)
+        ns = sht.narrow_street is not None
+        th = m.terrain(h)
+        x = frm.hex
+        if frm.level or frm.place in ("culvert", "rooftop"):
+            raise _NA("Bypass starts from a ground-level Location", "A4.3")
+        continuing = frm.is_bypass and x == h
+        own = x == h and not frm.is_bypass
+        if ns:
+            low = bypass_hex(m, s)
+            if low is not None and low != h:
+                raise _NA(f"a unit Bypassing along Crest-Line Narrow Street {self.n(s)} is in the lower hex "
+                          f"{self.n(low)}", "P5.11")
+            if self.rout:
+                raise _NA("routing along a Narrow Street is NA", "P5.11")
+            if self.dash:
+                raise _NA("Dashing along a Narrow Street is NA", "P5.11")
+            blocked = narrow_street_bypass_blocked(m, s)
+            if blocked:
+                raise _NA(f"all Bypass along Narrow Street {self.n(s)} is NA: {blocked}", "P5.126")
+        else:
+            rule = "D2.3" if self.vbm else "A4.3"
+            if own:
+                raise _NA(f"Bypass is movement along the hexsides of an obstacle hex entered from outside it; "
+                          f"{self.n(s)} is no Narrow Street", rule)
+            if th.terrain not in self.bypass_terrain or th.is_stream:
+                raise _NA(f"only woods and building hexes are bypassed ({self.n(h)} is {th.terrain}"
+                          f"{', a stream hex' if th.is_stream else ''})", rule)
+            self.check_blaze(h)
+        rb = m.roadblock(s) if ns else None
+        if rb is not None and self.vbm:
+            raise _NA(f"the Narrow Street roadblock on {self.n(s)} prohibits VBM along it", "P5.141")
+        entering = not continuing and not own
+        hs_x: Hexside | None = None
+        hst_x: HexsideTerrain | None = None
+        if entering:
+            hs_x = x.hexside(x.direction_to(h))
+            hst_x = m.hexside(hs_x)
+            self.crossing_checks(x, hs_x, hst_x)
+        if any(hh.col < 0 or hh.row < 0 for hh in v.hexes):
+            raise _NA("that vertex lies beyond the edge of the map's grid", "A4.3")
+        items: list[Item] = []
+        along = f"along {self.n(s)} in {self.n(h)} to vertex {self.n_vertex(v)}"
+        if self.vbm:
+            if self.vbm_full is None:
+                raise _NA(f"{self.desc} may not use VBM", "D2.3")
+            if ns and (not self.wagon or self.wagon_half):
+                items.append(Item(self.vbm_half, f"VBM {along}: half the normal {self.vbm_full_text} "
+                                                 f"{self.units} on a Narrow Street", "P5.11"))
+            else:
+                items.append(Item(self.vbm_full, f"VBM {along}", "D2.3"))
+        else:
+            items.append(Item(self.p_bypass, f"Bypass {along}", "A4.3"))
+        if ns:
+            sh = narrow_street_smoke(m, s)
+            if sh is not None:
+                items.append(Item(self.p_ns_smoke, f"SMOKE in {self.n(sh)} beside Narrow Street {self.n(s)}",
+                                  "P5.11"))
+            if not self.ns_smoke_replaces and m.smoke(h) and sh != h:
+                items.append(Item(self.p_smoke, f"SMOKE in {self.n(h)} (part of the COT)", "B.2"))
+        elif m.smoke(h):
+            items.append(Item(self.p_smoke, f"SMOKE in {self.n(h)} (part of the COT)", "B.2"))
+        weather = False
+        notes: tuple[str, ...] = ()
+        if entering and hs_x is not None and hst_x is not None:
+            tx = m.terrain(x)
+            up = th.level - tx.level if (hst_x.crest and th.level > tx.level) else 0
+            if up:
+                cot = items[0].amount
+                for i in items[1:]:
+                    cot += i.amount
+                self.climb_items(cot, up, False, hs_x, items)
+            slope = self.hexside_items(x, hs_x, hst_x, items)
+            weather = self.cond.weather in ("rain", "snow") and (slope or (hst_x.crest and th.level != tx.level))
+            if weather:
+                notes = ("P2.54: in rain or snow, E3.54/E3.723 would apply to this change of elevation; the E3 "
+                         "weather rules are not modelled.",)
+            if self.pays_mp:
+                nv = len(m.vehicles(h))
+                if nv:
+                    items.append(Item(self.p_veh * nv, f"{nv} vehicle/wreck{'s' if nv > 1 else ''} in {self.n(h)}",
+                                      "D2.14"))
+        if rb is not None:
+            v_rb, rule_rb, _, _ = self.cost("narrow-street-roadblock")
+            if isinstance(v_rb, Fraction) and v_rb:
+                items.append(Item(v_rb, f"crosses the Narrow Street roadblock's segment on {self.n(s)}", rule_rb))
+        keeps = False
+        if ns and self.bonus_unit and rb is None:
+            road_in = True
+            if entering and hst_x is not None:
+                # onto the Narrow Street across a road hexside, or from along one Narrow Street to the next at
+                # their common vertex (the road runs on)
+                road_in = ((road_hexside_type(hst_x) is not None or (frm.is_bypass and self.bypass_ns(frm, m)))
+                           and not road_negated(m, h))
+            keeps = road_in and self.keeps_bonus(s.hexes, None) and (hst_x is None or not hst_x.fence)
+        return self.ok(frm, to, items, keeps=keeps, bypass=s, weather=weather, notes=notes)
+
+    # ------------------------------------------------------------------ dispatch
+    def guard(self, fn: Any, frm: Location, to: Location, *args: Any, bypass: Hexside | None = None,
+              **kw: Any) -> MoveRuling:
+        try:
+            r: MoveRuling = fn(*args, **kw)
+            return r
+        except _NA as e:
+            return self.na(frm, to, e.reason, e.rule, bypass)
+
+    @staticmethod
+    def bypass_ns(loc: Location, m: Map) -> bool:
+        """Whether a Bypass position is along a Narrow Street (its hexside, or any hexside at its vertex)."""
+        if loc.bypass is not None:
+            return m.hexside(loc.bypass).narrow_street is not None
+        if loc.vertex is not None:
+            return any(m.hexside(hs).narrow_street is not None for hs in _hexsides_at(loc.hex, loc.vertex))
+        return False
+
+    def start_vertices(self, frm: Location) -> tuple[Vertex, ...]:
+        """The vertices from which a move out of ``frm`` may start in Bypass."""
+        if frm.vertex is not None:
+            return (frm.vertex,)
+        if frm.bypass is not None:
+            return _ends(frm.bypass)
+        return _hex_vertices(frm.hex)
+
+    def bypass_candidates(self, frm: Location, s: Hexside, in_hex: Hex | None,
+                          to_vertex: Vertex | None) -> list[tuple[Hex, Vertex, Vertex]]:
+        m = self.m
+        ends = _ends(s)
+        starts = self.start_vertices(frm)
+        hexes = [in_hex] if in_hex is not None else [h for h in s.hexes if h in m]
+        low = bypass_hex(m, s)
+        if low is not None:
+            hexes = [low]
+        out: list[tuple[Hex, Vertex, Vertex]] = []
+        for h in hexes:
+            for v0 in ends:
+                if v0 not in starts:
+                    continue
+                if frm.is_bypass and frm.hex != h and h not in v0.hexes:
+                    continue
+                v = _other_end(s, v0)
+                if to_vertex is not None and v != to_vertex:
+                    continue
+                out.append((h, v0, v))
+        return out
+
+    def move(self, frm: Location, to: Location | None = None, *, bypass: Hexside | None = None,
+             in_hex: Hex | None = None, to_vertex: Vertex | None = None, road_rate: bool | None = None,
+             protection: bool = False, declared_vertex: Vertex | None = None) -> MoveRuling:
+        """The ruling on one move, however it is asked (see :func:`move_cost`)."""
+        m = self.m
+        if to is not None and to.is_bypass and bypass is None:
+            bypass, in_hex, to_vertex = to.bypass, to.hex, to.vertex
+            if bypass is None:
+                assert to_vertex is not None
+                starts = self.start_vertices(frm)
+                cands = [hs for hs in _hexsides_at(to.hex, to_vertex) if _other_end(hs, to_vertex) in starts]
+                if not cands:
+                    raise NotAdjacent(f"to: Bypass position {self.n(to)} cannot be reached in one move from "
+                                      f"{self.n(frm)}")
+                rulings = [self.move(frm, None, bypass=hs, in_hex=in_hex, to_vertex=to_vertex, road_rate=road_rate)
+                           for hs in cands]
+                return _cheapest(rulings)
+            to = None
+        if bypass is not None:
+            cands3 = self.bypass_candidates(frm, bypass, in_hex, to_vertex)
+            if not cands3:
+                ends = " or ".join(self.n_vertex(x) for x in bypass.vertices())
+                if to_vertex is not None and to_vertex not in bypass.vertices():
+                    raise QueryError(f"to_vertex: {self.n_vertex(to_vertex)} is not a vertex of {self.n(bypass)}; "
+                                     f"expected {ends}")
+                if in_hex is not None and in_hex not in bypass.hexes:
+                    raise QueryError(f"in: {self.n(in_hex)} is not a hex of {self.n(bypass)}")
+                raise NotAdjacent(f"bypass: hexside {self.n(bypass)} does not touch {self.n(frm)} at a vertex it can "
+                                  "start from")
+            if to_vertex is None and len({c[2] for c in cands3}) > 1:
+                ends = " or ".join(sorted({self.n_vertex(c[2]) for c in cands3}))
+                raise QueryError(f"to_vertex: missing; moving in Bypass along {self.n(bypass)} from {self.n(frm)} "
+                                 f"can end at {ends}")
+            rulings = []
+            for h, v0, v in cands3:
+                dest = Location(h, bypass=bypass, vertex=v)
+                rulings.append(self.guard(self.bypass_move, frm, dest, frm, h, bypass, v0, v, bypass=bypass))
+            return _cheapest(rulings)
+        if to is None:
+            raise QueryError("missing key 'to' (or 'bypass'); expected the Location entered")
+        if to.place == "rooftop" or frm.place == "rooftop":
+            raise QueryError("Rooftop movement (B23.8) is not modelled by this engine")
+        if to.base() == frm.base() and not frm.is_bypass:
+            raise QueryError(f"to: {self.n(to)} is the Location the unit is in")
+        if frm.is_bypass:
+            if to.hex == frm.hex:
+                if to.level or to.place:
+                    return self.na(frm, to, "a unit in Bypass enters the ground Location of its hex first", "A4.3")
+                return self.guard(self.bypass_to_interior, frm, to, frm, to)
+            verts = self.start_vertices(frm)
+            if not any(to.hex in v.hexes for v in verts):
+                raise NotAdjacent(f"to: {self.n(to.hex)} does not touch the Bypass position {self.n(frm)}")
+            return self.guard(self.hex_entry, frm, to, frm, to, road_rate=road_rate, protection=protection,
+                              along_ns=self.bypass_ns(frm, m), declared_vertex=declared_vertex)
+        if to.hex == frm.hex:
+            return self.guard(self.level_change, frm, to, frm, to)
+        if not frm.hex.is_adjacent(to.hex):
+            raise NotAdjacent(f"to: {self.n(to.hex)} is not adjacent to {self.n(frm.hex)}; a move enters an adjacent "
+                              "hex")
+        return self.guard(self.hex_entry, frm, to, frm, to, road_rate=road_rate, protection=protection,
+                          declared_vertex=declared_vertex)
+
+    # ------------------------------------------------------------------ VCA
+    def with_vca(self, r: MoveRuling, vca: int | None) -> tuple[MoveRuling, int | None]:
+        """The ruling with the VCA change a vehicle (or Wagon) facing hexspine ``vca`` makes to enter the hex
+        it moves into (D2.11: 1 MP a hexspine, 2 in a building, woods or rubble hex), and its VCA after it.
+        Only for a move between the ground Locations of adjacent hexes; None where the VCA is not tracked."""
+        if vca is None or not r.allowed or r.frm is None or r.to is None:
+            return r, None
+        frm, to = r.frm, r.to
+        if frm.is_bypass or to.is_bypass or frm.hex == to.hex or not frm.hex.is_adjacent(to.hex):
+            return r, None
+        d = frm.hex.direction_to(to.hex)
+        turn = min((d - vca) % 6, (vca - d) % 6)
+        if not turn:
+            return r, d
+        t = self.m.terrain(frm.hex)
+        obstacle = t.terrain in ("woods", "pine-woods", "building", "rubble") or self.m.has_counter(frm.hex, "rubble")
+        per = Fraction(self.chart.param("vca_change_in_obstacle_mp" if obstacle else "vca_change_mp").value)
+        item = Item(per * turn, f"changes VCA {turn} hexspine{'s' if turn > 1 else ''} to face {self.n(to.hex)}"
+                                + (f" in {t.terrain} {self.n(frm.hex)}" if obstacle else ""), "D2.11")
+        if r.all_mf:
+            return r, d
+        items = (item, *r.items)
+        total = item.amount + (r.cost if r.cost is not None else ZERO)
+        return MoveRuling(True, total, r.units, items, r.frm, r.to, None, None, r.road_rate, r.ffmo_exposed,
+                          r.keeps_road_bonus, r.bypass, r.all_mf, r.bog, r.weather_elevation, r.notes, r.prefix), d
+
+    # ------------------------------------------------------------------ search edges
+    def node_id(self, loc: Location) -> int:
+        i = self._ids.get(loc)
+        if i is None:
+            i = len(self._nodes)
+            self._ids[loc] = i
+            self._nodes.append(loc)
+            self._iadj.append(None)
+        return i
+
+    def adjacency(self, u: int) -> list[tuple[int, int, bool, bool, MoveRuling]]:
+        """The allowed moves out of node ``u`` as (node, scaled cost, keeps road bonus, ALL, ruling)."""
+        got = self._iadj[u]
+        if got is None:
+            got = [(self.node_id(v), _scaled(r.cost), r.keeps_road_bonus, r.all_mf, r)
+                   for v, r in self.edges(self._nodes[u])]
+            self._iadj[u] = got
+        return got
+
+    def edges(self, node: Location) -> list[tuple[Location, MoveRuling]]:
+        """Every allowed move out of ``node`` (cached): the search's adjacency list."""
+        got = self._adj.get(node)
+        if got is not None:
+            return got
+        out: list[tuple[Location, MoveRuling]] = []
+        m = self.m
+
+        def add(r: MoveRuling) -> None:
+            if r.allowed and r.to is not None:
+                out.append((r.to, r))
+
+        def try_bypass(frm: Location, h: Hex, s: Hexside, v0: Vertex) -> None:
+            # cheap filters first: the full ruling is made only for a Bypass the rules could allow
+            if h not in m:
+                return
+            th = m.terrain(h)
+            if th.terrain not in self.bypass_terrain or th.is_stream or (h == frm.hex and not frm.is_bypass):
+                if not self.has_ns or m.hexside(s).narrow_street is None:
+                    return
+                low = bypass_hex(m, s)
+                if low is not None and low != h:
+                    return
+            elif self.has_ns and m.hexside(s).narrow_street is not None:
+                low = bypass_hex(m, s)
+                if low is not None and low != h:
+                    return
+            v = _other_end(s, v0)
+            dest = Location(h, bypass=s, vertex=v)
+            add(self.guard(self.bypass_move, frm, dest, frm, h, s, v0, v))
+
+        a = node.hex
+        ta = m.terrain(a)
+        can_crest = self.inf or self.cav
+        if node.is_bypass:
+            ns = self.bypass_ns(node, m)
+            starts = [node.vertex] if node.vertex is not None else list(_ends(node.bypass)) if node.bypass else []
+            for v0 in starts:
+                for s in _hexsides_at(a, v0):
+                    if s != node.bypass:
+                        try_bypass(node, a, s, v0)
+                for z in v0.hexes:
+                    if z == a or z not in m:
+                        continue
+                    tz = m.terrain(z)
+                    add(self.guard(self.hex_entry, node, Location(z), node, Location(z), along_ns=ns))
+                    if tz.is_stream and can_crest:
+                        dest = Location(z, place="crest")
+                        add(self.guard(self.hex_entry, node, dest, node, dest, along_ns=ns))
+                    for s in _hexsides_at(z, v0):
+                        try_bypass(node, z, s, v0)
+            add(self.guard(self.bypass_to_interior, node, Location(a), node, Location(a)))
+            self._adj[node] = out
+            return out
+        if node.level:
+            for b in m.neighbours(a):
+                tb = m.terrain(b)
+                if tb.is_building and tb.building_id is not None and tb.building_id == ta.building_id \
+                        and node.level <= tb.building_levels:
+                    dest = Location(b, node.level)
+                    add(self.guard(self.hex_entry, node, dest, node, dest))
+            for lv in (node.level - 1, node.level + 1):
+                if 0 <= lv <= ta.top_level:
+                    dest = Location(a, lv)
+                    add(self.guard(self.level_change, node, dest, node, dest))
+            self._adj[node] = out
+            return out
+        if node.place == "culvert":
+            for b in m.neighbours(a):
+                tb = m.terrain(b)
+                if tb.is_stream:
+                    add(self.guard(self.hex_entry, node, Location(b), node, Location(b)))
+                if tb.culvert:
+                    dest = Location(b, place="culvert")
+                    add(self.guard(self.hex_entry, node, dest, node, dest))
+            self._adj[node] = out
+            return out
+        # a ground Location, IN a stream, or Crest status
+        for b in m.neighbours(a):
+            tb = m.terrain(b)
+            add(self.guard(self.hex_entry, node, Location(b), node, Location(b)))
+            if tb.is_stream and can_crest:
+                dest = Location(b, place="crest")
+                add(self.guard(self.hex_entry, node, dest, node, dest))
+            if tb.culvert and node.place == "" and ta.is_stream and self.inf:
+                dest = Location(b, place="culvert")
+                add(self.guard(self.hex_entry, node, dest, node, dest))
+        if ta.is_stream and can_crest:
+            dest = Location(a, place="" if node.place == "crest" else "crest")
+            add(self.guard(self.level_change, node, dest, node, dest))
+        if ta.is_building and ta.top_level and self.inf:
+            dest = Location(a, 1)
+            add(self.guard(self.level_change, node, dest, node, dest))
+        for k, v0 in enumerate(_hex_vertices(a)):
+            # hexsides of neighbours meeting at v0 but not hexsides of this hex
+            y1, y2 = (h for h in v0.hexes if h != a)
+            if y1 in m and y2 in m:
+                s = Hexside.of(y1, y2)
+                try_bypass(node, y1, s, v0)
+                try_bypass(node, y2, s, v0)
+            # this hex's own two hexsides at v0: Bypass in the neighbour across, or in this hex (Narrow Street)
+            for s in (a.hexside(k), a.hexside(k + 1)):
+                other = s.other(a)
+                if other in m:
+                    try_bypass(node, other, s, v0)
+                try_bypass(node, a, s, v0)
+        self._adj[node] = out
+        return out
+
+
+def _cheapest(rulings: list[MoveRuling]) -> MoveRuling:
+    allowed = [r for r in rulings if r.allowed]
+    if not allowed:
+        return rulings[0]
+    return min(allowed, key=lambda r: (r.cost if r.cost is not None else ZERO))
+
+
+# ============================================================================================ caches
+
+_MOVERS: weakref.WeakKeyDictionary[Map, dict[tuple[Any, ...], _Mover]] = weakref.WeakKeyDictionary()
+
+
+def _as_unit(unit: Unit | str | Mapping[str, Any] | None) -> Unit:
+    if isinstance(unit, Unit):
+        return unit
+    return Unit.from_json(unit if unit is not None else "infantry")
+
+
+def _mover(m: Map, unit: Unit | str | Mapping[str, Any] | None, allowance: Any = None, *, dash: bool = False,
+           rout: bool = False, conditions: Conditions | Mapping[str, Any] | None = None,
+           chart: Chart | None = None) -> _Mover:
+    u = _as_unit(unit)
+    if dash and u.type != "infantry":
+        raise QueryError("dash: only Infantry may Dash (A4.63)")
+    if rout and u.type not in ("infantry",):
+        raise QueryError("rout: only Infantry rout (A10.5)")
+    ch = chart if chart is not None else default_chart()
+    if conditions is None:
+        cond = m.conditions
+    elif isinstance(conditions, Conditions):
+        cond = conditions
+    else:
+        cond = m.conditions.updated(dict(conditions))
+    if allowance is None:
+        allow = u.allowance
+    else:
+        if isinstance(allowance, bool) or not isinstance(allowance, (int, float, Fraction)):
+            raise QueryError(f"allowance: expected a number, got {allowance!r}")
+        allow = Fraction(allowance) if not isinstance(allowance, float) else Fraction(str(allowance))
+        if allow < 0:
+            raise QueryError(f"allowance: expected a number >= 0, got {allowance!r}")
+    key = (ch, cond, u, allow, dash, rout)
+    per = _MOVERS.get(m)
+    if per is None:
+        per = {}
+        _MOVERS[m] = per
+    mv = per.get(key)
+    if mv is None:
+        if len(per) > 64:
+            per.clear()
+        mv = _Mover(m, ch, cond, u, allow, dash, rout)
+        per[key] = mv
+    return mv
+
+
+def _loc(m: Map, x: Location | str, key: str) -> Location:
+    if isinstance(x, Location):
+        if x.hex not in m:
+            raise UnknownLocation(f"{key}: hex {m.prefix}{x.hex} is not on map {m.name!r}")
+        m.check_location(x.base())
+        return _canonical_bypass(m, x)
+    try:
+        return _canonical_bypass(m, m.parse_location(x))
+    except QueryError as e:
+        raise type(e)(f"{key}: {e}") from None
+
+
+def _canonical_bypass(m: Map, loc: Location) -> Location:
+    """A Bypass position naming the higher hex of a Crest-Line Narrow Street hexside is the lower hex's
+    (P5.11)."""
+    if loc.bypass is not None:
+        low = bypass_hex(m, loc.bypass)
+        if low is not None and low != loc.hex:
+            return Location(low, loc.level, loc.place, loc.bypass, loc.vertex)
+    return loc
+
+
+# ============================================================================================ public API
+
+
+def move_cost(m: Map, unit: Unit | str | Mapping[str, Any] | None, frm: Location | str,
+              to: Location | str | None = None, *, road_rate: bool | None = None, bypass: Hexside | str | None = None,
+              to_vertex: Vertex | str | None = None, in_hex: Hex | str | None = None, dash: bool = False,
+              rout: bool = False, declared_vertex: Vertex | str | None = None, protection: bool = False,
+              allowance: Any = None, vca: int | None = None,
+              conditions: Conditions | Mapping[str, Any] | None = None, chart: Chart | None = None) -> MoveRuling:
+    """The ruling on one move into an adjacent hex or Location, or one step in Bypass.
+
+    Parameters
+    ----------
+    m : Map
+        The map.
+    unit : Unit, str or mapping
+        The mover (queries.md "Units"): ``"infantry"``, ``"vehicle"``, ``{"type": "cavalry", ...}`` ...
+    frm, to : Location or str
+        Where the unit is (a Location or Bypass position) and the Location it enters (a Location of an
+        adjacent hex, another Location of its hex, or a Bypass position).
+    road_rate : bool, optional
+        Use (True) or refuse (False) the road rate where B3.4 leaves it to the mover; None takes the cheaper
+        legal way and says which.
+    bypass, to_vertex, in_hex : optional
+        A Bypass step: along hexside ``bypass``, in hex ``in_hex`` (the engine picks when left out, P5.11 on
+        a Crest Line), ending at vertex ``to_vertex``.
+    dash, rout : bool
+        Whether the move is part of a Dash or a rout (P5.11, B3.43 prohibitions).
+    declared_vertex : Vertex or str, optional
+        The side of a Narrow Street roadblock declared when crossing its hexside (P5.141).
+    protection : bool
+        Pay for woods/shellhole protection, or take an orchard's cover, rather than the road (B3.43).
+    allowance : number, optional
+        The unit's MF/MP (for ALL costs); defaults to the unit's own.
+    vca : int, optional
+        The hexspine a vehicle or Wagon faces (0 = N ... 5 = NW): the VCA change to face the hex entered is
+        charged (D2.11). Left out, no VCA is charged (queries.md).
+    conditions : Conditions or mapping, optional
+        Month and weather overriding the map's.
+    chart : Chart, optional
+        The terrain chart; the bundled one by default.
+
+    Returns
+    -------
+    MoveRuling
+        Allowed or not (with reason and rule), the cost and its items.
+
+    Raises
+    ------
+    QueryError
+        ``NotAdjacent`` for hexes that are not adjacent, ``UnknownLocation``/``BadName`` for bad names, and
+        a plain ``QueryError`` for a move the unit type does not fit.
+
+    Examples
+    --------
+    >>> from asl_terrain.model import load_demo
+    >>> r = move_cost(load_demo(), "infantry", "M16", "M17")
+    >>> r.allowed, r.cost, r.road_rate
+    (True, Fraction(1, 1), True)
+    """
+    mv = _mover(m, unit, allowance, dash=dash, rout=rout, conditions=conditions, chart=chart)
+    f = _loc(m, frm, "from")
+    t = _loc(m, to, "to") if to is not None else None
+    hs = m.parse_hexside(bypass) if isinstance(bypass, str) else bypass
+    tv = m.parse_vertex(to_vertex) if isinstance(to_vertex, str) else to_vertex
+    ih = m.parse_hex(in_hex) if isinstance(in_hex, str) else in_hex
+    dv = m.parse_vertex(declared_vertex) if isinstance(declared_vertex, str) else declared_vertex
+    if dv is not None and t is not None and not t.is_bypass and t.hex != f.hex and f.hex.is_adjacent(t.hex):
+        if dv not in Hexside.of(f.hex, t.hex).vertices():
+            raise QueryError(f"declared_vertex: {m.prefix}{dv.name} is not a vertex of hexside "
+                             f"{m.prefix}{Hexside.of(f.hex, t.hex).name}")
+    _check_vca(mv, vca, f, t, hs)
+    r = mv.move(f, t, bypass=hs, in_hex=ih, to_vertex=tv, road_rate=road_rate, protection=protection,
+                declared_vertex=dv)
+    return mv.with_vca(r, vca)[0]
+
+
+def _check_vca(mv: _Mover, vca: Any, frm: Location, to: Location | None, bypass: Hexside | None) -> None:
+    if vca is None:
+        return
+    if isinstance(vca, bool) or not isinstance(vca, int) or not 0 <= vca <= 5:
+        raise QueryError(f"vca: expected the hexspine the vehicle faces, 0 (N) to 5 (NW), got {vca!r}")
+    if not mv.vbm:
+        raise QueryError(f"vca: only vehicles and Wagons have a VCA, not {mv.unit.type}")
+    if frm.is_bypass or bypass is not None or (to is not None and to.is_bypass):
+        raise QueryError("vca: VCA changes in Bypass are ruled by a vca-change query (D2.33, P5.123); give no vca "
+                         "for a Bypass move")
+
+
+def _as_step(m: Map, x: Any, i: int) -> Step:
+    key = f"hexes[{i}]"
+    if isinstance(x, Step):
+        return x
+    if isinstance(x, (str, Location)):
+        return Step(to=_loc(m, x, key))
+    if not isinstance(x, Mapping):
+        raise QueryError(f"{key}: expected a Location name or a step object such as {{\"to\": \"J10\"}}, got {x!r}")
+    known = {"to", "bypass", "in", "to_vertex", "road_rate", "protection", "declared_vertex"}
+    for k in x:
+        if k not in known:
+            raise QueryError(f"{key}.{k}: unknown key; expected some of {', '.join(sorted(known))}")
+
+    def flag(k: str) -> bool | None:
+        v = x.get(k)
+        if v is not None and not isinstance(v, bool):
+            raise QueryError(f"{key}.{k}: expected true or false, got {v!r}")
+        return v
+
+    def wrap(k: str, fn: Any) -> Any:
+        v = x.get(k)
+        if v is None:
+            return None
+        if not isinstance(v, str):
+            raise QueryError(f"{key}.{k}: expected a string, got {v!r}")
+        try:
+            return fn(v)
+        except QueryError as e:
+            raise type(e)(f"{key}.{k}: {e}") from None
+
+    to = _loc(m, x["to"], f"{key}.to") if x.get("to") is not None else None
+    hs = wrap("bypass", m.parse_hexside)
+    if to is None and hs is None:
+        raise QueryError(f"{key}: a step needs \"to\" (a Location) or \"bypass\" (a hexside)")
+    return Step(to=to, bypass=hs, in_hex=wrap("in", m.parse_hex), to_vertex=wrap("to_vertex", m.parse_vertex),
+                road_rate=flag("road_rate"), protection=bool(flag("protection")),
+                declared_vertex=wrap("declared_vertex", m.parse_vertex))
+
+
+def path(m: Map, unit: Unit | str | Mapping[str, Any] | None, steps: Sequence[Any], allowance: Any = None, *,
+         dash: bool = False, rout: bool = False, vca: int | None = None,
+         conditions: Conditions | Mapping[str, Any] | None = None, chart: Chart | None = None) -> PathRuling:
+    """The ruling on a whole move: the first item is where the unit starts, each further one a step.
+
+    Parameters
+    ----------
+    steps : sequence
+        The start Location, then steps: Location names (or Bypass positions such as ``"N18@N18-O18-O19"``),
+        :class:`Step` values, or queries.md step objects (``{"to": "J10", "road_rate": false}``,
+        ``{"bypass": "O18-N18", "in": "N18", "to_vertex": "N18-O18-O19"}``).
+    allowance : number, optional
+        The unit's MF/MP; defaults to the unit's own. The road bonus (B3.4) raises it by 1 MF when every
+        step keeps it.
+    vca : int, optional
+        The hexspine a vehicle or Wagon faces at the start: each move between ground Locations of adjacent
+        hexes is charged its VCA change (D2.11); after a Bypass step the VCA is no longer tracked.
+
+    Returns
+    -------
+    PathRuling
+        ``cost`` is the sum of the steps' costs; ``allowed`` is false when a step is forbidden or the cost
+        exceeds the allowance after any bonus.
+
+    Examples
+    --------
+    >>> from asl_terrain.model import load_demo
+    >>> r = path(load_demo(), "infantry", ["M8", "M9", "M10", "M11", "M12", "M13"], 4)
+    >>> r.allowed, r.cost, r.road_bonus, r.allowance
+    (True, Fraction(5, 1), True, Fraction(5, 1))
+    """
+    mv = _mover(m, unit, allowance, dash=dash, rout=rout, conditions=conditions, chart=chart)
+    if not steps:
+        raise QueryError("hexes: expected at least the start Location")
+    first = steps[0]
+    if isinstance(first, Mapping) or isinstance(first, Step):
+        raise QueryError("hexes[0]: expected the start Location's name")
+    start = _loc(m, first, "hexes[0]")
+    if vca is not None:
+        _check_vca(mv, vca, start, None, None)
+    pos = start
+    rulings: list[MoveRuling] = []
+    total = ZERO
+    bonus = mv.bonus_unit
+    for i, raw in enumerate(steps[1:], start=1):
+        st = _as_step(m, raw, i)
+        r = mv.move(pos, st.to, bypass=st.bypass, in_hex=st.in_hex, to_vertex=st.to_vertex, road_rate=st.road_rate,
+                    protection=st.protection, declared_vertex=st.declared_vertex)
+        r, vca = mv.with_vca(r, vca)
+        rulings.append(r)
+        if not r.allowed or r.cost is None:
+            return PathRuling(False, None, mv.units, False, mv.allowance, tuple(rulings), start,
+                              f"step {i} ({mv.n(pos)} to {mv.n(r.to) if r.to else '?'}): {r.reason}", r.forbidden_by,
+                              m.prefix)
+        total += r.cost
+        bonus = bonus and r.keeps_road_bonus
+        assert r.to is not None
+        pos = r.to
+    road_bonus = bonus and bool(rulings)
+    allow = mv.allowance + (mv.p_bonus if road_bonus else ZERO)
+    if total > allow:
+        why = (f"it costs {fmt(total)} {mv.units}, more than the allowance of {fmt(allow)}"
+               + ("" if road_bonus else (f" ({mv.bonus_spoiled_by})" if mv.bonus_spoiled_by and rulings else
+                                          " (no road bonus: not every step stayed on roads)" if rulings else "")))
+        return PathRuling(False, total, mv.units, road_bonus, allow, tuple(rulings), start, why,
+                          "B3.4" if not road_bonus and mv.bonus_unit else "A4.1", m.prefix)
+    return PathRuling(True, total, mv.units, road_bonus, allow, tuple(rulings), start, None, None, m.prefix)
+
+
+def _dijkstra(mv: _Mover, start: Location) -> tuple[dict[int, int], dict[int, tuple[int, MoveRuling]]]:
+    """Least costs over (Location, road-bonus-still-possible) nodes, with predecessors.
+
+    A search node is ``2 * id + b``: the Location's id in the mover's tables and whether the B3.4 road
+    bonus is still possible. The allowance is the cutoff, raised by the road bonus only for nodes that
+    kept it; an ALL move is taken only as the first move. Costs are integers (``_SCALE`` per MF/MP).
+    """
+    cut = _scaled(mv.allowance)
+    cut_b = _scaled(mv.allowance + mv.p_bonus) if mv.bonus_unit else cut
+    s0 = 2 * mv.node_id(start) + (1 if mv.bonus_unit else 0)
+    dist: dict[int, int] = {s0: 0}
+    pred: dict[int, tuple[int, MoveRuling]] = {}
+    heap: list[tuple[int, int]] = [(0, s0)]
+    adjacency = mv.adjacency
+    pop, push = heapq.heappop, heapq.heappush
+    while heap:
+        d, x = pop(heap)
+        if d > dist[x]:
+            continue
+        b = x & 1
+        for v, c, keeps, all_mf, r in adjacency(x >> 1):
+            if all_mf:
+                if d:
+                    continue
+                c = cut
+            nb = 1 if (b and keeps) else 0
+            nd = d + c
+            if nd > (cut_b if nb else cut):
+                continue
+            y = 2 * v + nb
+            old = dist.get(y)
+            if old is None or nd < old:
+                dist[y] = nd
+                pred[y] = (x, r)
+                push(heap, (nd, y))
+    return dist, pred
+
+
+_SCALED: dict[Fraction, int] = {}
+
+
+def _scaled(x: Fraction | None) -> int:
+    if x is None:
+        return 0
+    got = _SCALED.get(x)
+    if got is None:
+        y = x * _SCALE
+        if y.denominator != 1:
+            raise QueryError(f"a movement cost of {x} is not a multiple of 1/{_SCALE}; check the chart")
+        got = int(y)
+        if len(_SCALED) < 4096:
+            _SCALED[x] = got
+    return got
+
+
+def reach(m: Map, unit: Unit | str | Mapping[str, Any] | None, start: Location | str, allowance: Any = None, *,
+          dash: bool = False, rout: bool = False, conditions: Conditions | Mapping[str, Any] | None = None,
+          chart: Chart | None = None) -> ReachRuling:
+    """Every Location (and Bypass position) the unit can reach within its allowance, with its least cost
+    and one cheapest path, searched over (Location, road-bonus state) so the B3.4 bonus and Bypass are
+    honoured exactly.
+
+    Examples
+    --------
+    >>> from asl_terrain.model import load_demo
+    >>> r = reach(load_demo(), "infantry", "M8", 4)
+    >>> r.cost_of("HrM13"), r.cost_of("HrM8")
+    (Fraction(5, 1), Fraction(0, 1))
+    """
+    mv = _mover(m, unit, allowance, dash=dash, rout=rout, conditions=conditions, chart=chart)
+    s = _loc(m, start, "from")
+    dist, pred = _dijkstra(mv, s)
+    nodes = mv._nodes
+    best: dict[str, tuple[int, int]] = {}
+    for x, d in sorted(dist.items(), key=lambda kv: (kv[1], kv[0])):
+        name = mv.n(nodes[x >> 1])
+        if name not in best:
+            best[name] = (d, x)
+    reached: list[Reached] = []
+    rules: list[str] = []
+    cut = _scaled(mv.allowance)
+    for d, x in best.values():
+        chain: list[Location] = [nodes[x >> 1]]
+        y = x
+        last: MoveRuling | None = None
+        while y in pred:
+            y, r = pred[y]
+            last = last or r
+            rules.extend(i.rule for i in r.items)
+            chain.append(nodes[y >> 1])
+        chain.reverse()
+        reached.append(Reached(nodes[x >> 1], Fraction(d, _SCALE), tuple(chain), d > cut,
+                               bool(last is not None and last.all_mf)))
+    if any(r.road_bonus for r in reached):
+        rules.append("B3.4")
+    return ReachRuling(s, mv.allowance, mv.units, tuple(reached), distinct(rules), m.prefix)
+
+
+def vca_change(m: Map, unit: Unit | str | Mapping[str, Any] | None, at: Location | str, hexspines: int, *,
+               motion_attempt: bool = False, while_bypassing: bool = False,
+               chart: Chart | None = None) -> VcaRuling:
+    """The ruling on changing a vehicle's VCA by ``hexspines`` (1-3; 3 is 180 degrees) at ``at``.
+
+    On a Narrow Street (a Bypass position along one) only a motorcycle (1/4 of its printed MP) or a
+    very-small vehicle (1/2) may turn, and only 180 degrees (P5.123); any vehicle may as part of Bypass
+    movement, at 1 MP per hexspine (MF for a Wagon) (D2.33, P5.11); none during a Motion attempt. Elsewhere
+    the D2.11 cost applies: 1 MP per hexspine, 2 in a building, woods or rubble hex when not bypassing.
+
+    Raises
+    ------
+    QueryError
+        For a unit that has no VCA (Infantry, Cavalry) or a hexspine count outside 0-5.
+
+    Examples
+    --------
+    >>> from asl_terrain.model import load_demo
+    >>> r = vca_change(load_demo(), {"type": "motorcycle", "mp": 20}, "L11@K11-L11", 3)
+    >>> r.allowed, r.cost
+    (True, Fraction(5, 1))
+    """
+    u = _as_unit(unit)
+    if u.type not in ("vehicle", "motorcycle", "wagon"):
+        raise QueryError(f"unit: a VCA change is for vehicles and Wagons, not {u.type}; expected a vehicle, "
+                         "motorcycle or wagon")
+    if isinstance(hexspines, bool) or not isinstance(hexspines, int) or not 0 <= hexspines <= 5:
+        raise QueryError(f"hexspines: expected a whole number 0-5 (3 is a 180-degree turn), got {hexspines!r}")
+    ch = chart if chart is not None else default_chart()
+    loc = _loc(m, at, "at")
+    turn = min(hexspines, 6 - hexspines)
+    units = "MP" if u.pays_mp else "MF"
+    name = loc.text(m.prefix)
+    p = ch.param
+    per = Fraction(p("vca_change_mp").value)
+
+    def ruling(allowed: bool, items: list[Item] | None = None, reason: str | None = None,
+               rule: str | None = None) -> VcaRuling:
+        its = tuple(items or ())
+        cost = sum((i.amount for i in its), ZERO) if allowed else None
+        return VcaRuling(allowed, cost, units, its, reason, rule, name, turn)
+
+    on_ns = _Mover.bypass_ns(loc, m) if loc.is_bypass else False
+    if on_ns:
+        if motion_attempt:
+            return ruling(False, reason="no vehicle may change its VCA as part of a Motion attempt on a Narrow "
+                                        "Street", rule="P5.123")
+        if turn == 0:
+            return ruling(True, [])
+        if while_bypassing:
+            return ruling(True, [Item(per * turn, f"VCA change of {turn} hexspine{'s' if turn > 1 else ''} during "
+                                                  f"Bypass on a Narrow Street (still 1 {units} each)", "P5.11")])
+        if turn != 3:
+            return ruling(False, reason="on a Narrow Street a vehicle may change its VCA only 180 degrees "
+                                        "(a motorcycle or a very small vehicle), or as part of Bypass movement",
+                          rule="P5.123")
+        if u.type == "motorcycle":
+            f = Fraction(p("motorcycle_vca_180_fraction").value)
+            return ruling(True, [Item(f * u.mp, f"a motorcycle turns 180 degrees on a Narrow Street for {fmt(f)} of "
+                                                f"its printed {u.mp} MP", "P5.123")])
+        if u.pays_mp and u.target_size == "very-small":
+            f = Fraction(p("very_small_vca_180_fraction").value)
+            return ruling(True, [Item(f * u.mp, f"a very small vehicle turns 180 degrees on a Narrow Street for "
+                                                f"{fmt(f)} of its printed {u.mp} MP", "P5.123")])
+        return ruling(False, reason="on a Narrow Street only a motorcycle or a very small vehicle may change "
+                                    "its VCA (other than in Bypass movement, D2.33)", rule="P5.123")
+    if turn == 0:
+        return ruling(True, [])
+    t = m.terrain(loc.hex)
+    in_obstacle = not loc.is_bypass and (t.terrain in ("woods", "pine-woods", "building", "rubble")
+                                         or m.has_counter(loc.hex, "rubble"))
+    if loc.is_bypass and while_bypassing:
+        return ruling(True, [Item(per * turn, f"VCA change of {turn} hexspine{'s' if turn > 1 else ''} in Bypass",
+                                  "D2.33")])
+    if in_obstacle:
+        per2 = Fraction(p("vca_change_in_obstacle_mp").value)
+        return ruling(True, [Item(per2 * turn, f"VCA change of {turn} hexspine{'s' if turn > 1 else ''} in "
+                                               f"{t.terrain} {name}", "D2.11")])
+    return ruling(True, [Item(per * turn, f"VCA change of {turn} hexspine{'s' if turn > 1 else ''}", "D2.11")])
