@@ -16,7 +16,9 @@ import json
 import sys
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Iterable
+from typing import Any, Callable, Iterable, TypeVar
+
+_T = TypeVar("_T")
 
 from ..chart import Chart, default_chart
 from ..errors import AslTerrainError, QueryError, UserError
@@ -126,7 +128,7 @@ class Query:
             raise QueryError(f"{key}: {v!r} is not one of {', '.join(repr(c) for c in opts)}")
         return str(v)
 
-    def _wrap(self, key: str, fn: Callable[[], Any]) -> Any:
+    def _wrap(self, key: str, fn: Callable[[], _T]) -> _T:
         try:
             return fn()
         except QueryError as e:

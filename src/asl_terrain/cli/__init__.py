@@ -127,11 +127,12 @@ def main() -> None:
         sys.exit(130)
     except Exception as e:  # click's usage errors carry their own exit code
         # click's own usage errors (typer may ship its own click): they print themselves
-        if hasattr(e, "show") and isinstance(getattr(e, "exit_code", None), int):
+        code = getattr(e, "exit_code", None)
+        if isinstance(code, int) and hasattr(e, "show"):
             e.show()
-            sys.exit(e.exit_code)
-        if type(e).__name__ == "Exit" and isinstance(getattr(e, "exit_code", None), int):
-            sys.exit(e.exit_code)
+            sys.exit(code)
+        if isinstance(code, int) and type(e).__name__ == "Exit":
+            sys.exit(code)
         if State.debug:
             raise
         err_console.print(f"[bold red]internal error:[/] {type(e).__name__}: {e}\n"
