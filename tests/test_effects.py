@@ -11,15 +11,20 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, assume, event, given, settings
 from hypothesis import strategies as st
 from typer.testing import CliRunner
 
+from asl_terrain import effects as fx
+from asl_terrain import setup as su
 from asl_terrain.ask import CONTRACT_KINDS, HANDLERS, answer_one
+from asl_terrain.chart import default_chart
 from asl_terrain.cli import app
 from asl_terrain.effects import ATTACKS, tem
-from asl_terrain.errors import QueryError, UnknownLocation
+from asl_terrain.errors import MapError, QueryError, UnknownLocation, UserError
+from asl_terrain.grid import Hex, Hexside
 from asl_terrain.model import Location, Map
+from asl_terrain.units import Unit
 
 MAPS = Path(__file__).parent / "maps"
 VILLAGE = MAPS / "st_village.toml"
@@ -30,10 +35,11 @@ EFFECTS_QUERIES: dict[str, tuple[Path, dict[str, Any]]] = {
     "tem": (P2, {"kind": "tem", "target": "K14", "firer": "I14", "attack": "small-arms", "moved_by": None}),
     "setup": (VILLAGE, {"kind": "setup", "item": "entrenchment", "at": "N17"}),
     "stacking": (VILLAGE, {"kind": "stacking", "at": "J19/2"}),
-    "bypass-effects": (VILLAGE, {"kind": "bypass-effects", "hexside": "N17-O17", "in": "N17"}),
+    "bypass-effects": (MAPS / "st_village_mines.toml", {"kind": "bypass-effects", "hexside": "N17-O17",
+                                                        "in": "N17"}),
     "tca-change": (VILLAGE, {"kind": "tca-change", "unit": {"type": "vehicle", "caliber": 75, "barrel": "L",
                                                             "buttoned_up": True}}),
-    "place-rubble": (VILLAGE, {"kind": "place-rubble", "at": "O17"}),
+    "place-rubble": (MAPS / "st_village_mines.toml", {"kind": "place-rubble", "at": "O17"}),
     "remove": (VILLAGE, {"kind": "remove", "what": "roadblock", "hexside": "O17-O18", "method": "clearance",
                          "from": "P17"}),
     "street-fighting": (VILLAGE, {"kind": "street-fighting", "vehicle": "N17@N17-O17", "attacker": "O17"}),
@@ -242,3 +248,353 @@ def test_locations_are_canonical_in_answers(village: Map) -> None:
     ans = answer_one(village, {"kind": "tem", "target": "StO17@O17-O18-N17", "firer": "P17"})
     assert ans["target"] == "StO17@N17-O17-O18" and ans["firers"] == ["StP17"]
     assert tem(village, Location(village.parse_hex("O18")), [village.parse_location("P17")]).target == "StO18"
+
+
+# ============================================================================================ random maps
+
+_COLS = (1, 6)   # B..G, so every vertex of a map hex names on-grid hexes (A and row 1 lie just outside)
+_ROWS = (2, 7)
+_GRID = [Hex(c, r) for c in range(_COLS[0], _COLS[1] + 1) for r in range(_ROWS[0], _ROWS[1] + 1)]
+_ON = set(_GRID)
+_HEXSIDES = sorted({Hexside.of(h, n) for h in _GRID for n in h.neighbours() if n in _ON}, key=lambda x: x.name)
+_TERRAIN = ["open", "woods", "pine-woods", "brush", "orchard", "grain", "building", "rubble", "graveyard", "marsh",
+            "shellholes"]
+
+
+@st.composite
+def village_maps(draw: st.DrawFn) -> dict[str, Any]:
+    """Random small maps in the asl-terrain/1 format: every terrain, levels 0-2, streams and culverts,
+    buildings with upper levels and steeples, roads, Narrow Streets, slopes, walls and hedges, and every
+    counter type (roadblocks straddling any hexside, vehicles and wrecks in Bypass)."""
+    hexes: list[dict[str, Any]] = []
+    for h in draw(st.lists(st.sampled_from(_GRID), max_size=20, unique=True)):
+        t = draw(st.sampled_from(_TERRAIN))
+        b: dict[str, Any] = {"at": [h.name], "terrain": t, "level": draw(st.integers(0, 2))}
+        if t == "building":
+            bt = draw(st.sampled_from(["single-story-house", "two-story-house", "single-hex-two-story-house",
+                                       "multi-level"]))
+            b.update(building=draw(st.sampled_from(["stone", "wooden"])), building_type=bt,
+                     steeple=draw(st.booleans()))
+            if bt == "multi-level":
+                b["upper_levels"] = draw(st.integers(0, 2))
+        elif t in ("open", "woods", "pine-woods", "brush", "orchard") and draw(st.booleans()):
+            b["stream"] = draw(st.sampled_from(["dry", "shallow", "deep", "flooded"]))
+            b["culvert"] = draw(st.booleans())
+        hexes.append(b)
+    hexsides: list[dict[str, Any]] = []
+    for hs in draw(st.lists(st.sampled_from(_HEXSIDES), max_size=25, unique=True)):
+        kind = draw(st.sampled_from(["road", "narrow_street", "slope", "wall", "hedge", "fence"]))
+        d: dict[str, Any] = {"at": [hs.name]}
+        if kind == "road":
+            d["road"] = draw(st.sampled_from(["paved", "dirt"]))
+        elif kind == "narrow_street":
+            d["narrow_street"] = draw(st.sampled_from(["paved", "unpaved"]))
+        elif kind == "slope":
+            d["slope"] = draw(st.sampled_from(hs.hexes)).name
+        else:
+            d[kind] = True
+        hexsides.append(d)
+    counters: list[dict[str, Any]] = []
+    for _ in range(draw(st.integers(0, 8))):
+        k = draw(st.sampled_from(["smoke", "residual-fp", "mines", "roadblock", "wreck", "vehicle", "rubble", "blaze",
+                                  "entrenchment"]))
+        if k == "roadblock":
+            hs = draw(st.sampled_from(_HEXSIDES))
+            v = draw(st.sampled_from(hs.vertices()))
+            counters.append({"type": k, "hexside": hs.name, "arrow": "-".join(x.name for x in v.hexes)})
+            continue
+        at = draw(st.sampled_from(_GRID))
+        c: dict[str, Any] = {"type": k, "at": at.name}
+        if k == "smoke":
+            c["strength"] = draw(st.integers(1, 4))
+        elif k == "residual-fp":
+            c["fp"] = draw(st.sampled_from([1, 2, 4, 6, 8]))
+        elif k == "mines":
+            c.update(kind=draw(st.sampled_from(["A-P", "A-T"])), strength=draw(st.sampled_from([6, 8, 12])),
+                     hidden=draw(st.booleans()))
+        elif k in ("wreck", "vehicle") and draw(st.booleans()):
+            c["bypass"] = Hexside.of(at, draw(st.sampled_from(at.neighbours()))).name
+        counters.append(c)
+    return {"format": "asl-terrain/1", "columns": ["B", "G"], "rows": [2, 7], "hex": hexes, "hexside": hexsides,
+            "counter": counters, "conditions": {"weather": draw(st.sampled_from(["clear", "mud", "deep-snow"])),
+                                                "month": draw(st.integers(1, 12)), "frigid": draw(st.booleans())}}
+
+
+def _load(data: dict[str, Any]) -> Map:
+    try:
+        return Map.from_data(data)
+    except MapError:
+        assume(False)
+        raise
+
+
+def _positions(m: Map) -> list[str]:
+    """Every Location of the map, and every Bypass position (hexside and vertex forms)."""
+    out = [loc.text() for h in m.hexes() for loc in m.locations(h)]
+    out += [f"{h.name}@{hs.name}" for h in m.hexes() for hs in h.hexsides() if hs in _HEXSIDES]
+    out += [f"{h.name}@" + "-".join(x.name for x in v.hexes) for h in m.hexes() for v in h.vertices()]
+    return out
+
+
+def _answer(m: Map, q: dict[str, Any]) -> dict[str, Any]:
+    """answer_one that lets a bug escape (debug) instead of turning it into an error answer."""
+    return answer_one(m, {k: v for k, v in q.items() if v is not None}, debug=True)
+
+
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(village_maps(), st.data())
+def test_random_maps_every_effects_kind_answers_or_errors_cleanly(data: dict[str, Any], draw: st.DataObject) -> None:
+    """Property: on random maps every effects and set-up kind gets a ruling with its queries.md keys or a user
+    error naming what is wrong, never an internal error; a tem ruling's items add up to total_drm = tem +
+    hindrance_drm + drm - ffmo - ffnam; a ruling that cannot affect has a reason and no items."""
+    m = _load(data)
+    pos = _positions(m)
+    pick = st.sampled_from(pos)
+    hexsides = st.sampled_from([hs.name for hs in _HEXSIDES])
+    qs: list[dict[str, Any]] = []
+    for _ in range(6):
+        q: dict[str, Any] = {"kind": "tem", "target": draw.draw(pick), "attack": draw.draw(st.sampled_from(ATTACKS)),
+                             "moved_by": draw.draw(st.sampled_from([None, "road-rate", "non-road"])),
+                             "assault_move": draw.draw(st.booleans()), "entrenched": draw.draw(st.booleans()),
+                             "wall_advantage": draw.draw(st.booleans()),
+                             "unit": draw.draw(st.sampled_from(["infantry", "cavalry", "vehicle"])),
+                             "entered_across": draw.draw(st.one_of(st.none(), hexsides))}
+        if draw.draw(st.booleans()):
+            q["firers"] = draw.draw(st.lists(pick, min_size=1, max_size=3))
+        else:
+            q["firer"] = draw.draw(pick)
+        if draw.draw(st.integers(0, 4)) == 0:
+            hs = draw.draw(st.sampled_from(_HEXSIDES))
+            q["snap_shot"] = hs.name
+            q["declared_vertex"] = "-".join(x.name for x in draw.draw(st.sampled_from(hs.vertices())).hexes)
+        qs.append(q)
+    for item in su.SETUP_ITEMS:
+        qs.append({"kind": "setup", "item": item, "at": draw.draw(pick), "mine_kind": "A-P",
+                   "hidden": draw.draw(st.booleans()), "hexside": draw.draw(hexsides)})
+    streets = [hs.name for hs in _HEXSIDES if m.hexside(hs).narrow_street is not None]
+    buildings = [loc.text() for h in m.hexes() if m.terrain(h).is_building for loc in m.locations(h)]
+    qs += [
+        {"kind": "stacking", "at": draw.draw(pick), "units": ["squad", "half-squad"]},
+        {"kind": "bypass-effects", "hexside": draw.draw(st.sampled_from(streets) if streets else hexsides)},
+        {"kind": "rubble-drm", "at": draw.draw(st.sampled_from(buildings) if buildings else pick)},
+        {"kind": "place-rubble", "at": draw.draw(pick)},
+        {"kind": "remove", "what": "roadblock", "hexside": draw.draw(hexsides),
+         "method": draw.draw(st.sampled_from(["clearance", "direct-fire", "indirect-he"])), "from": draw.draw(pick),
+         "firer": draw.draw(pick), "vs": draw.draw(pick)},
+        {"kind": "remove", "what": "mines", "at": draw.draw(pick), "method": "b28.53"},
+        {"kind": "remove", "what": "wreck", "at": draw.draw(pick), "method": "d10.4"},
+        {"kind": "street-fighting", "vehicle": draw.draw(pick), "attacker": draw.draw(pick)},
+        {"kind": "unload", "vehicle": draw.draw(pick), "to": draw.draw(pick)},
+        {"kind": "unhook", "vehicle": draw.draw(pick), "what": draw.draw(st.sampled_from(["gun", "trailer"]))},
+        {"kind": "sniper-target", "at": draw.draw(pick)},
+        {"kind": "end-of-player-turn", "units": [{"type": "infantry", "at": draw.draw(pick)}]},
+        {"kind": "rubble-drm", "at": draw.draw(pick)},
+    ]
+    for q in qs:
+        ans = _answer(m, q)
+        event(f"{q['kind']}: {'error' if 'error' in ans else 'ruling'}")
+        if "error" in ans:
+            assert set(ans) == {"kind", "error"} and ans["error"], ans
+            continue
+        assert REQUIRED_KEYS[q["kind"]] <= set(ans), (q, REQUIRED_KEYS[q["kind"]] - set(ans))
+        assert ans["rules"] and ans["explain"]
+        json.dumps(ans)
+        if q["kind"] == "tem":
+            total_ = sum(Fraction(str(i["amount"])) for i in ans["items"])
+            assert total_ == ans["total_drm"], q
+            assert ans["total_drm"] == (ans["tem"] + ans["hindrance_drm"] + ans["drm"] - int(ans["ffmo"])
+                                        - int(ans["ffnam"])), q
+            assert ans["affected"] or (ans["reason"] and not ans["items"]), q
+            if q.get("assault_move"):
+                assert not ans["ffnam"]
+
+
+@settings(max_examples=40, deadline=None)
+@given(village_maps(), st.data())
+def test_random_maps_ask_answers_equal_the_api_rulings(data: dict[str, Any], draw: st.DataObject) -> None:
+    """Property: for each kind, ask returns exactly the API's ruling serialised (the CLI prints the same
+    answer), and a question the API cannot answer is an error answer carrying the API's message."""
+    m = _load(data)
+    pos = _positions(m)
+    target, firer, at = (draw.draw(st.sampled_from(pos)) for _ in range(3))
+    hs = draw.draw(st.sampled_from(_HEXSIDES))
+    attack = draw.draw(st.sampled_from(ATTACKS))
+    cases: list[tuple[dict[str, Any], Any]] = [
+        ({"kind": "tem", "target": target, "firer": firer, "attack": attack, "moved_by": "non-road"},
+         lambda: fx.tem(m, m.parse_location(target), [m.parse_location(firer)], attack, moved_by="non-road")),
+        ({"kind": "setup", "item": "mines", "at": at, "mine_kind": "A-T", "hidden": True},
+         lambda: su.can_set_up(m, "mines", m.parse_location(at), mine_kind="A-T", hidden=True)),
+        ({"kind": "setup", "item": "entrenchment", "at": at},
+         lambda: su.can_set_up(m, "entrenchment", m.parse_location(at))),
+        ({"kind": "stacking", "at": at}, lambda: su.stacking_limit(m, m.parse_location(at))),
+        ({"kind": "bypass-effects", "hexside": hs.name}, lambda: fx.bypass_effects(m, hs)),
+        ({"kind": "place-rubble", "at": at}, lambda: fx.place_rubble(m, m.parse_location(at).hex)),
+        ({"kind": "remove", "what": "mines", "at": at, "method": "b28.53"},
+         lambda: fx.can_remove(m, "mines", "b28.53", at=m.parse_location(at))),
+        ({"kind": "sniper-target", "at": at}, lambda: fx.sniper_target(m, m.parse_location(at))),
+        ({"kind": "rubble-drm", "at": at}, lambda: fx.rubble_drm(m, m.parse_location(at))),
+        ({"kind": "street-fighting", "vehicle": target, "attacker": at},
+         lambda: fx.street_fighting(m, m.parse_location(target), m.parse_location(at))),
+        ({"kind": "unload", "vehicle": target, "to": at, "what": "mortar"},
+         lambda: fx.can_unload(m, m.parse_location(target), m.parse_location(at), "mortar")),
+        ({"kind": "load", "vehicle": target, "from": at},
+         lambda: fx.can_load(m, m.parse_location(target), m.parse_location(at))),
+        ({"kind": "unhook", "vehicle": target, "what": "trailer", "by": "crew"},
+         lambda: fx.can_unhook(m, m.parse_location(target), "trailer", "crew")),
+        ({"kind": "remove", "what": "roadblock", "hexside": hs.name, "method": "clearance", "from": at},
+         lambda: fx.can_remove(m, "roadblock", "clearance", hexside=hs, from_=m.parse_location(at))),
+        ({"kind": "end-of-player-turn", "units": [{"type": "infantry", "at": at}]},
+         lambda: fx.end_of_player_turn(m, [("infantry", m.parse_location(at))])),
+        ({"kind": "tca-change", "unit": {"type": "vehicle", "barrel": "LL", "buttoned_up": True}, "attempt": 2,
+          "tca_offset": 1},
+         lambda: fx.tca_change(Unit.from_json({"type": "vehicle", "barrel": "LL", "buttoned_up": True}), 2,
+                               "MPh", 1)),
+    ]
+    for q, api in cases:
+        try:
+            want = api().to_json()
+        except UserError as e:
+            ans = _answer(m, q)
+            assert "error" in ans and str(e) in ans["error"], (q, ans)
+            continue
+        assert _answer(m, q) == want, q
+
+
+@settings(max_examples=60, deadline=None)
+@given(village_maps())
+def test_random_maps_effects_and_setup_agree_on_revealed_mines(data: dict[str, Any]) -> None:
+    """Property: effects (B28.53 removal, P5.142) and setup (set-up revealed, P5.142) are siblings that may not
+    import each other, so each has its own test of P5.142's forced revealing; they must agree on every hex."""
+    m = _load(data)
+    for h in m.hexes():
+        assert fx._mines_revealed(m, h, default_chart()) == su.mines_must_be_revealed(m, h), h.name
+
+
+# ============================================================================================ review additions
+
+
+def _open_map(**extra: Any) -> Map:
+    data: dict[str, Any] = {"format": "asl-terrain/1", "columns": ["A", "H"], "rows": [1, 8]}
+    data.update(extra)
+    return Map.from_data(data)
+
+
+def test_b27_1_entrenchment_tem_is_two_vs_direct_and_four_vs_indirect_fire() -> None:
+    """B27.1 (chart Foxhole row: +2 Direct / +4 Indirect Fire, param.entrenchment_tem and
+    entrenchment_indirect_tem): an entrenched unit in open D4 gets +2 vs Small Arms, +4 vs Indirect Fire, and no
+    FFMO (it is not in Open Ground)."""
+    m = _open_map()
+    d4 = m.parse_location("D4")
+    r = tem(m, d4, [m.parse_location("D7")], entrenched=True, moved_by="non-road")
+    assert r.tem == 2 and [i.rule for i in r.items if i.amount > 0] == ["B27.1"] and not r.ffmo
+    r = tem(m, d4, (), "indirect", entrenched=True)
+    assert r.tem == 4 and r.items[0].rule == "B27.1"
+
+
+def test_b27_1_entrenchment_is_not_added_to_a_better_tem() -> None:
+    """An entrenched unit in woods vs Indirect Fire takes no Air Burst (B13.3) and the better of the woods TEM and
+    the entrenchment's +4: +4, once."""
+    m = _open_map(hex=[{"at": ["D4"], "terrain": "woods"}])
+    r = tem(m, m.parse_location("D4"), (), "indirect", entrenched=True)
+    assert r.tem == 4 and len(r.tem_items) == 1
+
+
+@pytest.mark.parametrize("wall_advantage,want", [(True, 2), (False, 0)])
+def test_b9_32_wall_tem_goes_with_wall_advantage(wall_advantage: bool, want: int) -> None:
+    """B9.3 / B9.32: a unit in open D4 behind a wall on D4-D5, fired on across it from D7, gets the wall's +2
+    when it holds Wall Advantage and nothing (and FFMO, being in Open Ground) when it does not; ask takes the
+    same 'wall_advantage' key."""
+    m = _open_map(hexside=[{"at": ["D4-D5"], "wall": True}])
+    r = tem(m, m.parse_location("D4"), [m.parse_location("D7")], wall_advantage=wall_advantage, moved_by="non-road")
+    assert r.tem == want and r.ffmo is (not wall_advantage)
+    ans = answer_one(m, {"kind": "tem", "target": "D4", "firer": "D7", "wall_advantage": wall_advantage,
+                         "moved_by": "non-road"})
+    assert ans == r.to_json()
+
+
+def test_every_answer_names_a_rule_even_with_no_tem() -> None:
+    """queries.md: every answer carries the rules that decided it; an attack on plain Open Ground cites B1."""
+    m = _open_map()
+    for q in ({"kind": "tem", "target": "D4", "firer": "D6"}, {"kind": "tem", "target": "D4", "attack": "indirect"}):
+        ans = answer_one(m, q)
+        assert ans["tem"] == 0 and ans["rules"] == ["B1"]
+
+
+_CLI_ERRORS = [
+    (["tem", str(P2), "--target", "K14", "--firer", "I14", "--attack", "bazooka"], "attack"),
+    (["setup", str(VILLAGE), "trench", "N17"], "item"),
+    (["setup", str(VILLAGE), "gun", "N17/3"], "does not exist"),
+    (["tem", str(VILLAGE), "--target", "Z99", "--firer", "P17"], "target"),
+    (["bypass-effects", str(VILLAGE), "P17-P18"], "not a Narrow Street"),
+    (["stacking", str(VILLAGE), "N17/culvert"], "does not exist"),
+    (["tem", str(VILLAGE), "--target", "N17", "--firer", "P17", "--unit", "{bad"], "--unit"),
+    (["remove", str(VILLAGE), "roadblock", "--method", "dc", "--hexside", "O17-O18"], "vertex"),
+]
+
+
+@pytest.mark.parametrize("args,needle", _CLI_ERRORS, ids=[a[0] + "-" + n for a, n in _CLI_ERRORS])
+def test_cli_bad_requests_print_one_line_and_exit_2(args: list[str], needle: str) -> None:
+    """An attack type, a set-up item or a Location the engine does not know, a hexside that is not a Narrow
+    Street, malformed JSON: one line on stderr naming what is wrong, exit status 2, no traceback."""
+    exe = Path(sys.executable).parent / "asl-terrain"
+    cmd = [str(exe)] if exe.exists() else [sys.executable, "-m", "asl_terrain"]
+    res = subprocess.run([*cmd, *args], capture_output=True, text=True, timeout=60, check=False)
+    assert res.returncode == 2, res.stderr
+    err = " ".join(res.stderr.split())
+    assert needle in err and "Traceback" not in res.stderr and res.stderr.strip().startswith("error:")
+    assert res.stdout == ""
+
+
+def _is_int(x: Any) -> bool:
+    return isinstance(x, int) and not isinstance(x, bool)
+
+
+def _is_num(x: Any) -> bool:
+    return isinstance(x, (int, float)) and not isinstance(x, bool)
+
+
+#: queries.md's type of each answer key of the effects kinds
+_TYPES: dict[str, dict[str, Any]] = {
+    "tem": {"tem": _is_int, "hindrance_drm": _is_int, "drm": _is_int, "total_drm": _is_int,
+            "ffmo": lambda x: isinstance(x, bool), "ffnam": lambda x: isinstance(x, bool),
+            "open_ground": lambda x: isinstance(x, bool), "affected": lambda x: isinstance(x, bool),
+            "items": lambda x: isinstance(x, list) and all(set(i) == {"amount", "why", "rule"} and _is_num(i["amount"])
+                                                          for i in x)},
+    "setup": {"allowed": lambda x: isinstance(x, bool), "must_be_revealed": lambda x: isinstance(x, bool),
+              "reason": lambda x: x is None or isinstance(x, str)},
+    "stacking": {"squad_equivalents": _is_num, "limit": lambda x: isinstance(x, str) and x,
+                 "guns_allowed": lambda x: isinstance(x, bool)},
+    "bypass-effects": {"smoke": _is_int, "residual_fp": _is_int, "bypass_allowed": lambda x: isinstance(x, bool),
+                       "mines": lambda x: isinstance(x, list) and all(
+                           set(i) == {"kind", "strength", "hex"} and i["kind"] in ("A-P", "A-T")
+                           and _is_int(i["strength"]) for i in x)},
+    "tca-change": {"required": lambda x: isinstance(x, bool), "allowed": lambda x: isinstance(x, bool),
+                   "drm": _is_int, "success_probability": lambda x: _is_num(x) and 0 <= x <= 1,
+                   "failure_cost_mp": _is_num},
+    "place-rubble": {"removed": lambda x: isinstance(x, list) and all({"what", "at"} <= set(i)
+                                                                      and i["what"] in ("roadblock", "mines")
+                                                                      for i in x),
+                     "falling_rubble": lambda x: isinstance(x, list) and all(isinstance(i, str) for i in x)},
+    "remove": {"allowed": lambda x: isinstance(x, bool)},
+    "street-fighting": {"applies": lambda x: isinstance(x, bool), "vehicle_cc_drm": _is_int},
+    "load": {"allowed": lambda x: isinstance(x, bool)},
+    "unload": {"allowed": lambda x: isinstance(x, bool)},
+    "unhook": {"allowed": lambda x: isinstance(x, bool)},
+    "sniper-target": {"eligible": lambda x: isinstance(x, bool)},
+    "end-of-player-turn": {"checks": lambda x: isinstance(x, list) and all(set(i) == {"type", "at", "rule"}
+                                                                         for i in x)},
+    "rubble-drm": {"drm": _is_int},
+}
+
+
+@pytest.mark.parametrize("kind", list(EFFECTS_QUERIES))
+def test_answer_keys_have_the_queries_md_types(kind: str) -> None:
+    """queries.md fixes each key's type: ints for TEM/DRM sums, booleans for flags, the shapes of the mine,
+    removal and check lists, a probability in 0..1."""
+    path, query = EFFECTS_QUERIES[kind]
+    ans = answer_one(Map.load(path), query)
+    for key, ok in _TYPES[kind].items():
+        assert ok(ans[key]), (kind, key, ans[key])
+    lists = {"bypass-effects": "mines", "place-rubble": "removed", "end-of-player-turn": "checks", "tem": "items"}
+    if kind in lists:
+        assert ans[lists[kind]], "the example must exercise the list's shape"

@@ -324,3 +324,13 @@ def test_p5_3_single_hex_two_story_house_is_a_normal_building(village: Map) -> N
         assert can_set_up(village, "fortified-building", loc).allowed
     with pytest.raises(UnknownLocation):
         village.parse_location("Q19/rooftop")
+
+
+def test_a5_1_squad_equivalents_come_from_the_chart() -> None:
+    """A5.1: a squad counts one squad equivalent, a half-squad or crew param.half_squad_equivalents (½), SMC and
+    Guns none; the stacking ruling counts with them."""
+    from asl_terrain.setup import squad_equivalents
+
+    assert [squad_equivalents(u) for u in ("squad", "half-squad", "crew", "leader", "gun")] == \
+        [1, Fraction(1, 2), Fraction(1, 2), 0, 0]
+    assert default_chart().param("half_squad_equivalents").value == Fraction(1, 2)

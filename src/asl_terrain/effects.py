@@ -7,7 +7,10 @@ Stream Culvert; Sniper targets), P5.121/P5.122 (TCA on a Narrow Street), P5.124/
 in Bypass), P5.126/P5.131/P5.142 (what blocks Bypass and what SMOKE, Residual FP and mines reach a unit in
 Bypass along a Narrow Street hexside), P5.132 (Street Fighting CC), P5.141/P5.1411 (Narrow Street roadblock
 TEM and removal), P5.15 (placing Rubble), P5.2 / B24.11 (rubble determination drm in a Steeple), and the
-A4.6 FFMO/FFNAM DRM, B10.31 Height Advantage and the A.5 Fire Group choice they need.
+A4.6 FFMO/FFNAM DRM, B10.31 Height Advantage and the A.5 Fire Group choice they need, with the base-rule TEM
+they rest on: terrain (B13.3 Air Burst, B23.3 with +1 per building level above the target vs Indirect Fire),
+entrenchments (B27.1), walls, hedges and roadblocks for a target holding Wall Advantage (B9.3, B9.32, B29.3),
+and Crest status (B20.91, a [U] chart value).
 
 Every number comes from the terrain chart (``param`` and ``judgment`` entries name their rule and tag).
 Rulings are values: what the rules forbid is a ruling (``affected=False``, ``allowed=False``) with its
@@ -26,7 +29,7 @@ from typing import Any, Literal
 from .chart import Chart, default_chart
 from .errors import QueryError
 from .grid import Hex, Hexside, Point, Trace, Vertex, trace
-from .los import LosRuling, hexsides_entered, location_elevation, los
+from .los import LosRuling, hexsides_entered, location_elevation, location_point, los
 from .model import Conditions, Counter, Location, Map
 from .rulings import Item, Ruling, distinct, fmt, num, total
 from .units import Unit
@@ -51,6 +54,7 @@ __all__ = [
     "can_unhook",
     "can_unload",
     "down_slope_hexsides",
+    "is_ground_level",
     "end_of_player_turn",
     "fire_lane_slope_drm",
     "has_slope_tem_hexsides",
@@ -71,9 +75,11 @@ ATTACKS = ("small-arms", "ordnance", "ft", "indirect", "air-burst", "fire-lane",
 NO_FIRER = ("indirect", "aerial", "residual-fp")
 #: Direct Fire attacks that may claim slope TEM (P2.41: Direct Fire except FT)
 _SLOPE_TEM_ATTACKS = ("small-arms", "ordnance", "fire-lane", "air-burst")
-#: attacks vs which a unit IN a woods (or stream-woods) hex takes Air Burst instead of the woods TEM
+#: attacks vs which a unit in terrain whose chart TEM has an ``air_burst`` value (woods, pine woods, and
+#: stream-woods, P4.13) takes Air Burst instead of the terrain's TEM (B13.3)
 _AIR_BURST_ATTACKS = ("indirect", "air-burst")
-_WOODS = ("woods", "pine-woods")
+#: Indirect Fire in the rules' sense: neither reaches a unit IN a Stream Culvert (P4.24)
+_INDIRECT_ATTACKS = ("indirect", "air-burst")
 MovedBy = Literal["road-rate", "non-road"] | None
 
 
@@ -82,12 +88,33 @@ MovedBy = Literal["road-rate", "non-road"] | None
 
 def _json(kind: str, values: dict[str, Any], items: Sequence[Item], rules: Iterable[str],
           sentences: Sequence[str], item_key: str = "amount") -> dict[str, Any]:
+    """The queries.md answer of a ruling: its values, then ``rules`` and ``explain`` (rulings.Ruling)."""
     return Ruling(kind, values, tuple(items), tuple(rules), tuple(sentences), item_key).to_json()
 
 
-def _point(loc: Location) -> Point:
-    """Where a LOS to or from ``loc`` is traced: its centre dot, or its Bypass vertex (A4.34)."""
-    return loc.vertex.point() if loc.vertex is not None else loc.hex.centre()
+class _Explained:
+    """``rules()`` and ``explain()`` of a ruling that keeps ``rule_refs`` and ``sentences`` (a mixin)."""
+
+    __slots__ = ()
+    rule_refs: tuple[str, ...]
+    sentences: tuple[str, ...]
+
+    def rules(self) -> tuple[str, ...]:
+        return distinct(self.rule_refs)
+
+    def explain(self) -> str:
+        return " ".join(self.sentences)
+
+
+def is_ground_level(m: Map, loc: Location) -> bool:
+    """``loc`` is a ground-level Location: the hex's base Location, not a building level, a Rooftop, a
+    culvert or a Bypass position, and not IN a stream (where Crest status is the ground level), as P5
+    uses the term ("the two ground-level Locations common to a Narrow Street hexside"; digest §1.5)."""
+    if loc.is_bypass or loc.level:
+        return False
+    if loc.place == "crest":
+        return True
+    return loc.place == "" and not m.terrain(loc.hex).is_stream
 
 
 def narrow_street_of(m: Map, loc: Location) -> Hexside | None:
@@ -107,10 +134,10 @@ def narrow_street_of(m: Map, loc: Location) -> Hexside | None:
 
 def bypass_hex(m: Map, hs: Hexside, requested: Hex | None = None) -> Hex | None:
     """The hex a unit Bypassing along Narrow Street hexside ``hs`` is in: always the lower hex of a Crest-Line
-    hexside (P5.11), else the hex asked for (None when none was)."""
-    if m.is_crest_line(hs):
-        a, b = hs.hexes
-        return a if m.terrain(a).base_level < m.terrain(b).base_level else b
+    hexside (P5.11), else the hex asked for (None when none was). :meth:`Map.bypass_hex` decides it."""
+    a, b = hs.hexes
+    if m.is_crest_line(hs) and m.terrain(a).base_level != m.terrain(b).base_level:
+        return m.bypass_hex(hs, a)
     return requested
 
 
@@ -122,12 +149,21 @@ def _crest_lower_only(m: Map, hs: Hexside) -> tuple[Hex, ...]:
 
 
 def _check_narrow_street(m: Map, hs: Hexside, key: str = "hexside") -> None:
+    """:raises QueryError: naming ``key`` when ``hs`` is not a Narrow Street hexside (P5.1: a road depiction
+    overprinting the hexside), as queries.md asks of ``bypass-effects``."""
     if m.hexside(hs).narrow_street is None:
         raise QueryError(f"{key}: {m.name_of(hs)} is not a Narrow Street hexside (P5.1); expected a hexside a "
                          "road depiction overprints")
 
 
 # ============================================================================================ TEM
+
+
+def _attack_items(tem_items: tuple[Item, ...], hindrance_items: tuple[Item, ...], drm_items: tuple[Item, ...],
+                  ffmo: Item | None, ffnam: Item | None) -> tuple[Item, ...]:
+    """Every TEM and DRM item of an attack in order: TEM, hindrance, other DRM, FFMO, FFNAM (A4.6). They add
+    up to queries.md's total_drm = tem + hindrance_drm + drm - ffmo - ffnam (FFMO and FFNAM are -1 items)."""
+    return (*tem_items, *hindrance_items, *drm_items, *(i for i in (ffmo, ffnam) if i is not None))
 
 
 @dataclass(frozen=True, slots=True)
@@ -149,12 +185,7 @@ class _Member:
 
     @property
     def items(self) -> tuple[Item, ...]:
-        out = [*self.tem_items, *self.hindrance_items, *self.drm_items]
-        if self.ffmo_item is not None:
-            out.append(self.ffmo_item)
-        if self.ffnam_item is not None:
-            out.append(self.ffnam_item)
-        return tuple(out)
+        return _attack_items(self.tem_items, self.hindrance_items, self.drm_items, self.ffmo_item, self.ffnam_item)
 
     @property
     def total_drm(self) -> Fraction:
@@ -189,12 +220,7 @@ class TemRuling:
 
     @property
     def items(self) -> tuple[Item, ...]:
-        out = [*self.tem_items, *self.hindrance_items, *self.drm_items]
-        if self.ffmo_item is not None:
-            out.append(self.ffmo_item)
-        if self.ffnam_item is not None:
-            out.append(self.ffnam_item)
-        return tuple(out)
+        return _attack_items(self.tem_items, self.hindrance_items, self.drm_items, self.ffmo_item, self.ffnam_item)
 
     @property
     def tem(self) -> Fraction:
@@ -227,8 +253,8 @@ class TemRuling:
         parts = list(self.sentences)
         if self.affected:
             if self.items:
-                parts.append("Applied: " + "; ".join(f"{fmt(i.amount):>2} {i.why} ({i.rule})"
-                                                     for i in self.items) + ".")
+                shown = (f"{'+' if i.amount > 0 else ''}{fmt(i.amount)} {i.why} ({i.rule})" for i in self.items)
+                parts.append("Applied: " + "; ".join(shown) + ".")
             parts.append(f"TEM {fmt(self.tem)}, hindrance {fmt(self.hindrance_drm)}, other DRM {fmt(self.drm)}"
                          f"{', FFMO -1' if self.ffmo else ''}{', FFNAM -1' if self.ffnam else ''}: "
                          f"total DRM {fmt(self.total_drm)}.")
@@ -343,6 +369,8 @@ def fire_lane_slope_drm(m: Map, firer: Location, target: Location, chart: Chart 
 
 
 def _terrain_entry(m: Map, h: Hex) -> str:
+    """The chart entry of the terrain of ``h``: buildings and rubble by material, stone or wooden (B23.3,
+    B24.3)."""
     t = m.terrain(h)
     if t.terrain == "building":
         return "building" if t.building != "wooden" else "building-wooden"
@@ -352,6 +380,8 @@ def _terrain_entry(m: Map, h: Hex) -> str:
 
 
 def _tem_column(attack: str, chart: Chart) -> str:
+    """The chart TEM column an attack reads: ``indirect`` for Indirect Fire and Air Bursts (B13.3, B23.3) and,
+    by ``judgment.aerial_uses_indirect_tem`` (E7.4, [U]), Aerial attacks; ``direct`` otherwise."""
     if attack in ("indirect", "air-burst"):
         return "indirect"
     if attack == "aerial":
@@ -380,12 +410,13 @@ class _Cover:
 
 
 def _location_tem(m: Map, target: Location, attack: str, thread: Trace | None, firer: Location | None,
-                  chart: Chart, conditions: Conditions, entrenched: bool, snap_shot: Hexside | None) -> _Cover:
-    """The TEM the target's Location gives vs this attack (B3.2, B13.3, B20.3, B23.3, P4.2, P4.13, A4.34)."""
+                  chart: Chart, conditions: Conditions, entrenched: bool, snap_shot: Hexside | None,
+                  unit: Unit) -> _Cover:
+    """The TEM the target's Location gives vs this attack (B3.2, B13.3, B20.3, B23.3, P4.2, P4.13, A4.34,
+    A9.221)."""
     c = _Cover()
     h = target.hex
     t = m.terrain(h)
-    col = _tem_column(attack, chart)
     name = m.name_of(target.base())
     if snap_shot is not None and chart.judgment("snap_shot_open_ground").value:
         j = chart.judgment("snap_shot_open_ground")
@@ -406,7 +437,7 @@ def _location_tem(m: Map, target: Location, attack: str, thread: Trace | None, f
             c.items.append(Item(p.value, f"Rooftop Location {name}", p.rule))
         c.sentences.append(f"{name} is a Rooftop Location, taken as Open Ground ({p.rule}, [{p.tag}]).")
         return c
-    if target.is_bypass and t.terrain in ("building", "woods", "pine-woods", "rubble"):
+    if target.is_bypass and t.terrain in chart.param("bypass_terrain").value:
         j = chart.judgment("bypass_tem_through_obstacle")
         through = thread is not None and any(s.hex == h for s in thread.spans)
         if not (through and j.value):
@@ -417,70 +448,114 @@ def _location_tem(m: Map, target: Location, attack: str, thread: Trace | None, f
         c.sentences.append(f"The LOS to the unit in Bypass passes through the {t.terrain} of {m.name_of(h)}, "
                            f"so it takes that TEM ({j.rule}).")
     if t.is_stream:
-        return _stream_tem(m, target, attack, thread, firer, chart, conditions, c, entrenched)
-    _terrain_tem(m, h, name, attack, col, chart, conditions, c, entrenched)
+        return _stream_tem(m, target, attack, thread, firer, chart, conditions, c, entrenched, unit)
+    _terrain_tem(m, target, attack, chart, conditions, c, entrenched)
     return c
 
 
-def _terrain_tem(m: Map, h: Hex, name: str, attack: str, col: str, chart: Chart, conditions: Conditions,
-                 c: _Cover, entrenched: bool, terrain: str | None = None) -> None:
+def _terrain_tem(m: Map, target: Location, attack: str, chart: Chart, conditions: Conditions, c: _Cover,
+                 entrenched: bool, rule: str | None = None) -> None:
+    """Add the TEM of the terrain of ``target``'s hex vs this attack to ``c``: the chart's Direct or Indirect
+    Fire value (B13.3 woods, B23.3 buildings, B12.3 brush, B14.3 orchard, B15.3 grain out of season is Open
+    Ground ...), Air Burst instead of the TEM vs Indirect Fire in terrain that has one (B13.3), and +1 per
+    building Location above the target's vs Indirect Fire (the chart note on building TEM). ``rule`` names
+    the item's rule instead of the chart's (P4.13 for stream-woods/brush/orchard)."""
+    h = target.hex
     t = m.terrain(h)
-    key = terrain or _terrain_entry(m, h)
+    name = m.name_of(target.base())
+    col = _tem_column(attack, chart)
+    key = _terrain_entry(m, h)
     if key == "grain" and conditions.month not in chart.param("grain_season").value:
         key = "open"
         c.sentences.append(f"Grain in {m.name_of(h)} is out of season: Open Ground (B15.3).")
     e = chart.entry(key)
     if e.tem is None:
         return
-    if key in _WOODS and attack in _AIR_BURST_ATTACKS and not entrenched:
-        ab = e.tem.get("air_burst", chart.param("air_burst_drm").value)
-        c.items.append(Item(Fraction(ab), f"Air Burst in the {e.name.lower()} of {m.name_of(h)} "
-                                          f"(instead of its TEM)", e.tem.rule))
+    air_burst = e.tem.get("air_burst")
+    if air_burst is not None and attack in _AIR_BURST_ATTACKS and not entrenched:
+        c.items.append(Item(Fraction(air_burst), f"Air Burst in the {e.name.lower()} of {m.name_of(h)} "
+                                                 f"(instead of its TEM)", rule or e.tem.rule))
         c.open_ground = False
         return
     amount = Fraction(e.tem.get(col, e.tem.get("direct", 0)))
     og = bool(e.tem.get("open_ground", amount == 0))
     c.open_ground = og
+    why = f"{e.name.lower()} in {name}"
+    if t.is_building and col == "indirect" and target.place == "":
+        # one building TEM, raised by each building Location above the target's (not a separate TEM to choose)
+        above = t.top_level - target.level
+        p = chart.param("indirect_building_level_tem")
+        if above > 0 and p.value:
+            amount += p.value * above
+            why += (f" vs Indirect Fire: {fmt(e.tem.get(col, 0))}, +{fmt(p.value)} for each of the {above} building "
+                    f"level(s) above it (chart note)")
     if amount or not og:
-        c.items.append(Item(amount, f"{e.name.lower()} in {name}", e.tem.rule))
+        c.items.append(Item(amount, why, rule or e.tem.rule))
     else:
-        c.sentences.append(f"{name} is {e.name} ({e.tem.rule}): no TEM.")
+        c.sentences.append(f"{name} is {e.name} ({e.tem.rule}): no terrain TEM.")
+        c.rules.append(e.tem.rule)
     if t.terrain == "open" and any(hs.is_road for hs in m.hexsides_of(h)):
         c.sentences.append("A road is not TEM-bearing terrain; the hex's other terrain decides its TEM (B3.3).")
         c.rules.append("B3.3")
 
 
+def _crest_status_tem(m: Map, target: Location, attack: str, firer: Location | None, unit: Unit, chart: Chart,
+                      c: _Cover) -> None:
+    """Infantry with Crest status claim an entrenchment-like TEM vs Direct Fire from outside the depression
+    (B20.91; P4.13 "or entrenchment, if applicable"); they are then not in Open Ground (no FFMO).
+
+    Notes
+    -----
+    ``param.crest_status_tem`` [U]: the value is unverified, and since the map format has no Crest front
+    every attack by a firer neither in the target's hex nor IN a stream is taken as crossing it.
+    """
+    p = chart.param("crest_status_tem")
+    if not p.value:
+        c.sentences.append(f"Crest-status TEM is taken as 0 (param.crest_status_tem, {p.rule} [{p.tag}]).")
+        c.rules.append(p.rule)
+        return
+    if not unit.is_infantry or attack not in _SLOPE_TEM_ATTACKS + ("ft",) or firer is None:
+        return
+    ft = m.terrain(firer.hex)
+    if firer.hex == target.hex or firer.place == "culvert" or (ft.is_stream and firer.place == "" and not firer.level):
+        c.sentences.append(f"The firer is within the depression of {m.name_of(target.hex)}'s stream: no Crest-status "
+                           f"TEM ({p.rule}).")
+        c.rules.append(p.rule)
+        return
+    c.items.append(Item(p.value, f"Crest status in {m.name_of(target.hex)} (entrenchment-like, [{p.tag}])", p.rule))
+    c.open_ground = False
+
+
 def _stream_tem(m: Map, target: Location, attack: str, thread: Trace | None, firer: Location | None,
-                chart: Chart, conditions: Conditions, c: _Cover, entrenched: bool) -> _Cover:
-    """A stream hex: IN a plain stream is Open Ground (B20.3); IN stream-woods/brush/orchard is Open Ground
-    to a LOS from within the hex or within the stream depiction as it enters, else the terrain's TEM, and
-    Air Burst applies IN stream-woods (P4.13)."""
+                chart: Chart, conditions: Conditions, c: _Cover, entrenched: bool, unit: Unit) -> _Cover:
+    """A stream hex: IN a plain stream is Open Ground (B20.3); Crest status gives its entrenchment-like TEM
+    (B20.91); IN stream-woods/brush/orchard is Open Ground to a LOS from within the hex or within the stream
+    depiction as it enters, else the terrain's TEM, and Air Burst applies IN stream-woods (P4.13)."""
     h = target.hex
     t = m.terrain(h)
-    col = _tem_column(attack, chart)
-    name = m.name_of(target.base())
     if t.terrain == "open":
         e = chart.entry(f"stream-{t.stream}")
         assert e.tem is not None
         where = "with Crest status in" if target.place == "crest" else "IN"
         c.sentences.append(f"A unit {where} stream hex {m.name_of(h)} with no other terrain is in Open Ground "
                            f"({e.tem.rule}).")
-        if target.place == "crest":
-            c.sentences.append("Crest-status entrenchment-like TEM (B20.91) is not modelled.")
         c.rules.append(e.tem.rule)
+        if target.place == "crest":
+            _crest_status_tem(m, target, attack, firer, unit, chart, c)
         return c
     # stream-woods / stream-brush / stream-orchard (P4.1)
     if target.place == "crest":
         c.sentences.append(f"A unit with Crest status in {m.name_of(h)} is not in Open Ground and claims the "
-                           f"{t.terrain} TEM (P4.13).")
+                           f"{t.terrain} TEM, or the Crest-status entrenchment TEM if better (P4.13).")
         c.rules.append("P4.13")
-        _terrain_tem(m, h, name, attack, col, chart, conditions, c, entrenched)
+        _terrain_tem(m, target, attack, chart, conditions, c, entrenched)
+        _crest_status_tem(m, target, attack, firer, unit, chart, c)
+        c.open_ground = False
         return c
-    if t.terrain in _WOODS and attack in _AIR_BURST_ATTACKS and not entrenched:
+    if attack in _AIR_BURST_ATTACKS and not entrenched and _air_burst_terrain(m, h, chart):
         c.sentences.append(f"Air Burst TEM applies IN stream-woods hex {m.name_of(h)} (P4.13).")
         c.rules.append("P4.13")
-        _terrain_tem(m, h, name, attack, col, chart, conditions, c, entrenched)
-        c.items[:] = [Item(i.amount, i.why, "P4.13") for i in c.items]
+        _terrain_tem(m, target, attack, chart, conditions, c, entrenched, rule="P4.13")
         return c
     open_reason = None
     if firer is not None and firer.hex == h:
@@ -502,10 +577,15 @@ def _stream_tem(m: Map, target: Location, attack: str, thread: Trace | None, fir
         c.sentences.append(f"The LOS enters {m.name_of(h)} from outside the stream depiction: the unit IN it "
                            f"claims the {t.terrain} TEM and is not in Open Ground (P4.13).")
     c.rules.append("P4.13")
-    before = len(c.items)
-    _terrain_tem(m, h, name, attack, col, chart, conditions, c, entrenched)
-    c.items[before:] = [Item(i.amount, i.why, "P4.13") for i in c.items[before:]]
+    _terrain_tem(m, target, attack, chart, conditions, c, entrenched, rule="P4.13")
     return c
+
+
+def _air_burst_terrain(m: Map, h: Hex, chart: Chart) -> bool:
+    """The terrain of ``h`` gives Air Burst vs Indirect Fire (its chart TEM has an ``air_burst`` value: woods
+    and pine woods, B13.3)."""
+    e = chart.entry(_terrain_entry(m, h))
+    return e.tem is not None and e.tem.get("air_burst") is not None
 
 
 def _crosses_segment(p: Point, q: Point, a: Point, b: Point) -> bool:
@@ -535,8 +615,7 @@ def _narrow_street_roadblock_items(m: Map, target: Location, target_point: Point
         ends = [v.point() for v in hs.vertices()]
         if target.hex not in hs.hexes and target_point not in ends:
             continue
-        key = {"indirect": "indirect", "air-burst": "indirect", "aerial": "indirect",
-               "residual-fp": "residual_fp"}.get(attack, "direct")
+        key = "residual_fp" if attack == "residual-fp" else _tem_column(attack, chart)
         value = Fraction(e.tem.get(key, 0))
         if value == 0 or firer_point is None:
             what = {"indirect": "Indirect Fire", "residual_fp": "Residual FP"}.get(key, attack)
@@ -598,7 +677,7 @@ def _road_rate_exposed(m: Map, target: Location, firer: Location, thread: Trace,
     if entered_across is not None and m.hexside(entered_across).road is not None:
         j = chart.judgment("road_target_point")
         for v in entered_across.vertices():
-            tr = trace(_point(firer), v.point())
+            tr = trace(location_point(firer), v.point())
             if h not in tr.hexes and not intervening_non_og(tr):
                 return True, (f"the LOS to the road where it crosses hexside {m.name_of(entered_across)} (the "
                               f"wider target points of A4.132; judged at vertex {m.name_of(v)}: judgment "
@@ -611,13 +690,16 @@ def _road_rate_exposed(m: Map, target: Location, firer: Location, thread: Trace,
 
 def _member(m: Map, target: Location, firer: Location | None, attack: str, unit: Unit, moved_by: MovedBy,
             assault_move: bool, snap_shot: Hexside | None, declared_vertex: Vertex | None, entrenched: bool,
-            entered_across: Hexside | None, chart: Chart, conditions: Conditions) -> _Member:
-    """One firer's attack on the target: LOS, TEM, hindrance, DRM, FFMO/FFNAM."""
+            entered_across: Hexside | None, wall_advantage: bool, chart: Chart, conditions: Conditions) -> _Member:
+    """One firer's attack on the target (one member of a Fire Group): LOS (A6.1), P4.24 immunity, the P2.42
+    Fire Lane DRM and Base Level limit, the Location's TEM, B3.3 road-rate exposure, entrenchment (B27.1),
+    wall/hedge/roadblock TEM (B9.3, B29.3, P5.141), P2.41 slope TEM, Mud/Deep Snow TEM, Height Advantage
+    (B10.31) and FFMO/FFNAM (A4.6)."""
     sentences: list[str] = []
     rules: list[str] = []
     tname = m.name_of(target)
-    if target.place == "culvert" and attack in ("indirect", "aerial"):
-        what = "Indirect Fire" if attack == "indirect" else "an Aerial attack"
+    if target.place == "culvert" and (attack in _INDIRECT_ATTACKS or attack == "aerial"):
+        what = "an Aerial attack" if attack == "aerial" else "Indirect Fire"
         return _Member(firer, False, f"nothing IN a Stream Culvert can be affected by {what} (P4.24)",
                        rule_refs=("P4.24",),
                        sentences=(f"{tname} is IN a Stream Culvert: {what} cannot affect it, nor the culvert "
@@ -686,7 +768,8 @@ def _member(m: Map, target: Location, firer: Location | None, attack: str, unit:
                     sentences.append(f"No Fire Lane slope DRM: {why} ({p.rule}).")
                     rules.append(p.rule)
     # the target's own TEM
-    cover = _location_tem(m, target, attack, thread, firer, chart, conditions, entrenched, snap_shot)
+    cover = _location_tem(m, target, attack, thread, firer, chart, conditions, entrenched, snap_shot, unit)
+    col = _tem_column(attack, chart)
     sentences += cover.sentences
     rules += cover.rules
     own = list(cover.items)
@@ -695,9 +778,10 @@ def _member(m: Map, target: Location, firer: Location | None, attack: str, unit:
     if moved_by == "road-rate" and target.is_ground:
         roads = [hs for hs in m.hexsides_of(target.hex) if hs.road is not None]
         if not roads:
-            sentences.append(f"{m.name_of(target.hex)} has no road (only Narrow Street hexsides, if any): it cannot "
-                             "be entered at the road rate, and B3.3 does not apply (P5.11).")
-            rules.append("B3.3")
+            sentences.append(f"{m.name_of(target.hex)} has no road hexside a road depiction crosses (a Narrow Street "
+                             "lies on its hexside, and no obstacle is entered at the road rate along or across one, "
+                             "P5.11): B3.3's road-rate exposure does not apply.")
+            rules += ["B3.3", "P5.11"]
         elif any(i.amount > 0 for i in own) or not og:
             if firer is not None and thread is not None:
                 exposed, why = _road_rate_exposed(m, target, firer, thread, entered_across, chart, conditions)
@@ -716,15 +800,22 @@ def _member(m: Map, target: Location, firer: Location | None, attack: str, unit:
     cover_items = [i for i in own if i.amount > 0]
     other_own = [i for i in own if i.amount <= 0]
     if entrenched:
-        p = chart.param("entrenchment_tem")
-        cover_items.append(Item(p.value, "entrenchment", p.rule))
+        p = chart.param("entrenchment_indirect_tem" if col == "indirect" else "entrenchment_tem")
+        cover_items.append(Item(p.value, "entrenchment" + (" vs Indirect Fire" if col == "indirect" else ""),
+                                p.rule))
         og = False
     hexside_items: list[Item] = []
     if thread is not None and attack not in ("residual-fp",):
-        hexside_items += _hexside_tem_items(m, target, thread, attack, chart)
+        walls = _hexside_tem_items(m, target, thread, attack, chart)
+        if wall_advantage:
+            hexside_items += walls
+        elif walls:
+            gone = "; ".join(i.why for i in walls)
+            sentences.append(f"The target does not hold Wall Advantage: no TEM from the {gone} (B9.32).")
+            rules.append("B9.32")
     if firer is not None or attack in ("indirect", "aerial", "residual-fp", "air-burst"):
-        fp = _point(firer) if (firer is not None and attack not in NO_FIRER) else None
-        rb_items, rb_sent, rb_rules = _narrow_street_roadblock_items(m, target, _point(aim), fp, attack, chart)
+        fp = location_point(firer) if (firer is not None and attack not in NO_FIRER) else None
+        rb_items, rb_sent, rb_rules = _narrow_street_roadblock_items(m, target, location_point(aim), fp, attack, chart)
         hexside_items += rb_items
         sentences += rb_sent
         rules += rb_rules
@@ -743,7 +834,12 @@ def _member(m: Map, target: Location, firer: Location | None, attack: str, unit:
                                  "applies.")
     # P2.41 slope TEM
     slope_applied = False
-    if firer is not None and thread is not None:
+    on_hexside = bool(chart.judgment("snap_shot_open_ground").value)
+    if snap_shot is not None and on_hexside and firer is not None and has_slope_tem_hexsides(m, target.hex):
+        sentences.append(f"No slope TEM: a Snap Shot target is on hexside {m.name_of(snap_shot)}, not in "
+                         f"{m.name_of(target.hex)} (P2.41; judgment snap_shot_open_ground).")
+        rules.append("P2.41")
+    elif firer is not None and thread is not None:
         ok, why = slope_tem_applies(m, target, firer, attack, unit, thread, chart)
         p = chart.param("slope_tem")
         if ok:
@@ -810,7 +906,7 @@ def _member(m: Map, target: Location, firer: Location | None, attack: str, unit:
 def tem(m: Map, target: Location, firers: Sequence[Location] = (), attack: str = "small-arms", *,
         unit: Unit | None = None, moved_by: MovedBy = None, assault_move: bool = False,
         snap_shot: Hexside | None = None, declared_vertex: Vertex | None = None, entrenched: bool = False,
-        entered_across: Hexside | None = None, chart: Chart | None = None,
+        entered_across: Hexside | None = None, wall_advantage: bool = True, chart: Chart | None = None,
         conditions: Conditions | None = None) -> TemRuling:
     """The terrain effects on one attack: TEM, hindrance, other DRM and FFMO/FFNAM (B3.3, P2.41, P2.42, P4.13,
     P4.24, P5.141, A4.6, B10.31; A.5 for a Fire Group).
@@ -836,6 +932,10 @@ def tem(m: Map, target: Location, firers: Sequence[Location] = (), attack: str =
         The side of a Narrow Street roadblock the target crossed on (P5.141).
     entered_across : Hexside
         The hexside the target entered across (B3.3's road target point).
+    wall_advantage : bool
+        Whether the target holds Wall Advantage (B9.32) along the wall, hedge and (B29) roadblock hexsides of
+        its hex: when it does not, a LOS across them gives no TEM. A Narrow Street roadblock never conveys
+        Wall Advantage, so its TEM depends on the LOS alone (P5.141).
 
     Returns
     -------
@@ -879,8 +979,8 @@ def tem(m: Map, target: Location, firers: Sequence[Location] = (), attack: str =
         if rb is not None and m.hexside(snap_shot).narrow_street is not None and declared_vertex is None:
             raise QueryError(f"declared_vertex: a unit crossing Narrow Street roadblock hexside "
                              f"{m.name_of(snap_shot)} declares the vertex it crossed on (P5.141)")
-    args = (attack, unit, moved_by, assault_move, snap_shot, declared_vertex, entrenched, entered_across, chart,
-            conditions)
+    args = (attack, unit, moved_by, assault_move, snap_shot, declared_vertex, entrenched, entered_across,
+            wall_advantage, chart, conditions)
     members = [_member(m, target, f, *args) for f in firers] if firers else [_member(m, target, None, *args)]
     names = tuple(m.name_of(f) for f in firers)
     extra: list[str] = []
@@ -888,8 +988,11 @@ def tem(m: Map, target: Location, firers: Sequence[Location] = (), attack: str =
         blind = [mb for mb in members if not mb.affected]
         if blind:
             mb = blind[0]
-            return _ruling(m, target, attack, names, mb, [f"Every member of a Fire Group needs a LOS to the target "
-                                                          f"(A7.5): {mb.reason}."], ("A7.5",), members)
+            if mb.range is not None and mb.reason is not None and mb.reason.startswith("no LOS"):
+                return _ruling(m, target, attack, names, mb, [f"Every member of a Fire Group needs a LOS to the "
+                                                              f"target (A7.5): {mb.reason}."], ("A7.5",), members)
+            return _ruling(m, target, attack, names, mb, [f"A member of the Fire Group cannot affect the target: "
+                                                          f"{mb.reason}."], (), members)
         chosen = max(members, key=lambda x: x.total_drm)
         extra.append(f"Fire Group of {', '.join(names)}: the LOS most favourable to the target applies, "
                      f"{m.name_of(chosen.firer) if chosen.firer else '-'}'s (A.5).")
@@ -899,6 +1002,7 @@ def tem(m: Map, target: Location, firers: Sequence[Location] = (), attack: str =
 
 def _ruling(m: Map, target: Location, attack: str, names: tuple[str, ...], mb: _Member, extra: list[str],
             extra_rules: tuple[str, ...], members: Sequence[_Member]) -> TemRuling:
+    """The ruling of a member's attack (the chosen one for a Fire Group, A.5), with each member summarised."""
     head = f"{attack} vs {m.name_of(target)}" + (f" from {', '.join(names)}" if names else "") + ":"
     summary = [{"firer": m.name_of(x.firer) if x.firer else None, "affected": x.affected,
                 "tem": num(total(x.tem_items)), "hindrance_drm": num(total(x.hindrance_items)),
@@ -929,7 +1033,7 @@ class MineThreat:
 
 
 @dataclass(frozen=True, slots=True)
-class BypassEffects:
+class BypassEffects(_Explained):
     """What SMOKE, Residual FP and mines reach a unit in Bypass along a Narrow Street hexside (P5.131,
     P5.142), and whether Bypass (and VBM) along it is allowed (P5.126, P5.141)."""
 
@@ -944,12 +1048,6 @@ class BypassEffects:
     reason: str | None
     rule_refs: tuple[str, ...]
     sentences: tuple[str, ...]
-
-    def rules(self) -> tuple[str, ...]:
-        return distinct(self.rule_refs)
-
-    def explain(self) -> str:
-        return " ".join(self.sentences)
 
     def to_json(self) -> dict[str, Any]:
         return _json("bypass-effects", {
@@ -1072,7 +1170,7 @@ def bypass_effects(m: Map, hs: Hexside, in_hex: Hex | None = None, chart: Chart 
 
 
 @dataclass(frozen=True, slots=True)
-class TcaChange:
+class TcaChange(_Explained):
     """A TCA change on a Narrow Street (P5.122) and Non-Stopped status (P5.121)."""
 
     required: bool
@@ -1091,9 +1189,6 @@ class TcaChange:
 
     def rules(self) -> tuple[str, ...]:
         return distinct([*(i.rule for i in self.items), *self.rule_refs])
-
-    def explain(self) -> str:
-        return " ".join(self.sentences)
 
     def to_json(self) -> dict[str, Any]:
         values: dict[str, Any] = {"required": self.required, "allowed": self.allowed, "drm": num(self.drm),
@@ -1206,7 +1301,7 @@ class Removed:
 
 
 @dataclass(frozen=True, slots=True)
-class RubblePlacement:
+class RubblePlacement(_Explained):
     """What placing a Rubble counter in a hex does along its Narrow Street hexsides (P5.15)."""
 
     at: str
@@ -1216,12 +1311,6 @@ class RubblePlacement:
     rule_refs: tuple[str, ...]
     sentences: tuple[str, ...]
     removed_counters: tuple[Counter, ...] = ()
-
-    def rules(self) -> tuple[str, ...]:
-        return distinct(self.rule_refs)
-
-    def explain(self) -> str:
-        return " ".join(self.sentences)
 
     def to_json(self) -> dict[str, Any]:
         return _json("place-rubble", {"at": self.at, "allowed": True, "removed": [r.to_json() for r in self.removed],
@@ -1295,7 +1384,8 @@ def place_rubble(m: Map, at: Hex, chart: Chart | None = None) -> RubblePlacement
 
 
 def apply_rubble(m: Map, placement: RubblePlacement) -> Map:
-    """The map after ``placement``: a Rubble counter in its hex, the removed roadblocks and mines gone."""
+    """The map after ``placement`` (P5.15): a Rubble counter in its hex, the removed roadblocks and mines gone,
+    so that Bypass along its Narrow Street hexsides is then NA (P5.126)."""
     h = m.parse_hex(placement.at)
     gone = {id(c) for c in placement.removed_counters}
     counters = tuple(c for c in m.counters if id(c) not in gone) + (Counter("rubble", at=h),)
@@ -1308,8 +1398,9 @@ def apply_rubble(m: Map, placement: RubblePlacement) -> Map:
 
 
 @dataclass(frozen=True, slots=True)
-class RemovalRuling:
-    """Whether an attempt to remove a roadblock, mines or a wreck is allowed."""
+class RemovalRuling(_Explained):
+    """Whether an attempt to remove a Narrow Street roadblock (P5.1411), revealed mines (P5.142) or a wreck
+    (P5.126) is allowed."""
 
     what: str
     method: str
@@ -1317,12 +1408,6 @@ class RemovalRuling:
     reason: str | None
     rule_refs: tuple[str, ...]
     sentences: tuple[str, ...]
-
-    def rules(self) -> tuple[str, ...]:
-        return distinct(self.rule_refs)
-
-    def explain(self) -> str:
-        return " ".join(self.sentences)
 
     def to_json(self) -> dict[str, Any]:
         return _json("remove", {"what": self.what, "method": self.method, "allowed": self.allowed,
@@ -1372,7 +1457,7 @@ def can_remove(m: Map, what: str, method: str, *, hexside: Hexside | None = None
             if from_ is None:
                 raise QueryError("missing key 'from': the Location of the unit attempting Clearance")
             four = {*hexside.hexes, *(h for v in hexside.vertices() for h in v.hexes)}
-            ok = from_.is_ground and from_.hex in four
+            ok = is_ground_level(m, from_) and from_.hex in four
             where = ", ".join(m.name_of(h) for h in sorted(four))
             return rule(ok, f"Clearance of the Narrow Street roadblock on {hsn} is possible only from the four "
                             f"ground-level Locations touching it ({where}); {m.name_of(from_)} "
@@ -1401,7 +1486,7 @@ def can_remove(m: Map, what: str, method: str, *, hexside: Hexside | None = None
                             f"{m.name_of(firer)} {'has' if ok else 'lacks'} that LOS", "P5.1411")
         if vs is None:
             raise QueryError("missing key 'vs': the Location the Indirect Fire HE resolves against")
-        ok = vs.is_ground and vs.hex in hexside.hexes
+        ok = is_ground_level(m, vs) and vs.hex in hexside.hexes
         return rule(ok, f"Indirect Fire HE eliminates the Narrow Street roadblock on {hsn} with the proper result vs "
                         f"either ground-level Location forming it ({_names(m, hexside.hexes)}); "
                         f"{m.name_of(vs)} {'is one' if ok else 'is not'}", "P5.1411")
@@ -1453,7 +1538,7 @@ def _mines_revealed(m: Map, h: Hex, chart: Chart) -> bool:
 
 
 @dataclass(frozen=True, slots=True)
-class StreetFighting:
+class StreetFighting(_Explained):
     """Street Fighting CC vs a vehicle on a Narrow Street (P5.132)."""
 
     applies: bool
@@ -1461,12 +1546,6 @@ class StreetFighting:
     reason: str | None
     rule_refs: tuple[str, ...]
     sentences: tuple[str, ...]
-
-    def rules(self) -> tuple[str, ...]:
-        return distinct(self.rule_refs)
-
-    def explain(self) -> str:
-        return " ".join(self.sentences)
 
     def to_json(self) -> dict[str, Any]:
         return _json("street-fighting", {"applies": self.applies, "vehicle_cc_drm": num(self.vehicle_cc_drm),
@@ -1491,7 +1570,7 @@ def street_fighting(m: Map, vehicle: Location, attacker: Location, chart: Chart 
     drm = Fraction(p.value)
     hsn = m.name_of(hs)
     building = m.terrain(attacker.hex).is_building
-    ok = attacker.hex in hs.hexes and building and attacker.is_ground
+    ok = attacker.hex in hs.hexes and building and is_ground_level(m, attacker)
     if ok:
         s = (f"The attacker occupies the ground level of the building in {m.name_of(attacker.hex)}, a hex of Narrow "
              f"Street hexside {hsn}: Street Fighting CC applies (P5.132, A11.8).")
@@ -1511,7 +1590,7 @@ def street_fighting(m: Map, vehicle: Location, attacker: Location, chart: Chart 
 
 
 @dataclass(frozen=True, slots=True)
-class TransferRuling:
+class TransferRuling(_Explained):
     """Loading, unloading or unhooking from a vehicle on a Narrow Street (P5.124, P5.125)."""
 
     kind: str
@@ -1520,12 +1599,6 @@ class TransferRuling:
     reason: str | None
     rule_refs: tuple[str, ...]
     sentences: tuple[str, ...]
-
-    def rules(self) -> tuple[str, ...]:
-        return distinct(self.rule_refs)
-
-    def explain(self) -> str:
-        return " ".join(self.sentences)
 
     def to_json(self) -> dict[str, Any]:
         values: dict[str, Any] = {"allowed": self.allowed}
@@ -1537,17 +1610,19 @@ class TransferRuling:
 
 
 def _transfer(m: Map, kind: str, vehicle: Location, other: Location, what: str) -> TransferRuling:
+    """(Un)loading between a vehicle and a Location: from a vehicle in Bypass along a Narrow Street into/from
+    either ground-level Location forming that hexside (P5.125), otherwise its own Location only."""
     m.check_location(vehicle.base())
     m.check_location(other.base())
     hs = narrow_street_of(m, vehicle)
     verb = {"unload": "unload into", "load": "load from"}[kind]
     thing = {"squad": "Passengers", "mortar": "A 76-107mm MTR of the Passengers"}.get(what, f"A {what}")
     if hs is None:
-        ok = other.is_ground and other.hex == vehicle.hex
+        ok = is_ground_level(m, other) and other.hex == vehicle.hex
         s = (f"{m.name_of(vehicle)} is not on a Narrow Street: P5.125 does not apply; {thing} may {verb} the vehicle's "
              f"own Location only (D6.4), and {m.name_of(other)} {'is' if ok else 'is not'} it.")
         return TransferRuling(kind, ok, None, None if ok else s, ("P5.125", "D6.4"), (s,))
-    ok = other.is_ground and other.hex in hs.hexes
+    ok = is_ground_level(m, other) and other.hex in hs.hexes
     hooked = " (\"(un)hooked\")" if what == "mortar" else ""
     s = (f"{thing}{hooked} may {verb} either ground-level Location forming Narrow Street hexside {m.name_of(hs)} "
          f"({_names(m, hs.hexes)}); {m.name_of(other)} {'is one' if ok else 'is not'} (P5.125).")
@@ -1577,14 +1652,14 @@ def can_unhook(m: Map, vehicle: Location, what: str, by: str = "crew") -> Transf
     hs = narrow_street_of(m, vehicle)
     if hs is None:
         s = f"{m.name_of(vehicle)} is not in Bypass along a Narrow Street: P5.124 does not apply (unhooking as usual)."
-        return TransferRuling("unhook", True, False, None, ("P5.124",), (s,))
+        return TransferRuling("unhook", True, False if what == "trailer" else None, None, ("P5.124",), (s,))
     hsn = m.name_of(hs)
     if what == "gun":
         s = f"A Gun cannot be unhooked while its towing vehicle is in Bypass along Narrow Street {hsn} (P5.124)."
         return TransferRuling("unhook", False, None, s, ("P5.124",), (s,))
     if by != "crew":
         s = f"A trailer may be unhooked in Bypass along {hsn} only by the crew of the vehicle towing it (P5.124)."
-        return TransferRuling("unhook", False, None, s, ("P5.124",), (s,))
+        return TransferRuling("unhook", False, False, s, ("P5.124",), (s,))
     s = (f"The towing vehicle's crew may unhook the trailer in Bypass along {hsn}; the trailer is then eliminated "
          "for all purposes (P5.124).")
     return TransferRuling("unhook", True, True, None, ("P5.124",), (s,))
@@ -1594,18 +1669,12 @@ def can_unhook(m: Map, vehicle: Location, what: str, by: str = "crew") -> Transf
 
 
 @dataclass(frozen=True, slots=True)
-class SniperTarget:
+class SniperTarget(_Explained):
     """Whether units in a Location are eligible Sniper targets (P4.24)."""
 
     eligible: bool
     rule_refs: tuple[str, ...]
     sentences: tuple[str, ...]
-
-    def rules(self) -> tuple[str, ...]:
-        return distinct(self.rule_refs)
-
-    def explain(self) -> str:
-        return " ".join(self.sentences)
 
     def to_json(self) -> dict[str, Any]:
         return _json("sniper-target", {"eligible": self.eligible}, (), self.rules(), self.sentences)
@@ -1624,7 +1693,7 @@ def sniper_target(m: Map, at: Location) -> SniperTarget:
 
 @dataclass(frozen=True, slots=True)
 class Check:
-    """A unit due a Replacement/Disruption check."""
+    """A unit due a Replacement/Disruption check (P4.23, B20.7)."""
 
     type: str
     at: str
@@ -1635,7 +1704,7 @@ class Check:
 
 
 @dataclass(frozen=True, slots=True)
-class EndOfPlayerTurn:
+class EndOfPlayerTurn(_Explained):
     """The units due a Replacement/Disruption check at the end of a Player Turn (P4.23, B20.7)."""
 
     checks: tuple[Check, ...]
@@ -1644,9 +1713,6 @@ class EndOfPlayerTurn:
 
     def rules(self) -> tuple[str, ...]:
         return distinct([*(c.rule for c in self.checks), *self.rule_refs])
-
-    def explain(self) -> str:
-        return " ".join(self.sentences)
 
     def to_json(self) -> dict[str, Any]:
         return _json("end-of-player-turn", {"checks": [c.to_json() for c in self.checks]}, (), self.rules(),
@@ -1695,7 +1761,7 @@ def end_of_player_turn(m: Map, units: Sequence[tuple[str, Location]], conditions
 
 
 @dataclass(frozen=True, slots=True)
-class RubbleDrm:
+class RubbleDrm(_Explained):
     """The drm a building Location adds to rubble determination (B24.11; none for stone in a Steeple, P5.2)."""
 
     items: tuple[Item, ...]
@@ -1708,9 +1774,6 @@ class RubbleDrm:
 
     def rules(self) -> tuple[str, ...]:
         return distinct([*(i.rule for i in self.items), *self.rule_refs])
-
-    def explain(self) -> str:
-        return " ".join(self.sentences)
 
     def to_json(self) -> dict[str, Any]:
         return _json("rubble-drm", {"drm": num(self.drm), "items": [i.to_json("amount") for i in self.items]},

@@ -33,6 +33,7 @@ __all__ = [
     "is_steeple",
     "mines_must_be_revealed",
     "paved_narrow_street_hexsides",
+    "squad_equivalents",
     "stacking_limit",
 ]
 
@@ -126,11 +127,13 @@ def paved_narrow_street_hexsides(m: Map, h: Hex) -> tuple[Hexside, ...]:
 
 
 def _narrow_street_hexsides(m: Map, h: Hex) -> tuple[Hexside, ...]:
+    """The hexsides of ``h`` a Narrow Street (paved or unpaved) overprints (P5.1)."""
     return tuple(hs.hexside for hs in m.hexsides_of(h) if hs.narrow_street is not None)
 
 
 def _crest_toward_lower(m: Map, h: Hex, hs: Hexside) -> bool:
-    """``hs`` is a Crest Line hexside whose other hex has a lower Base Level than ``h``."""
+    """``hs`` is a Crest Line hexside whose other hex has a lower Base Level than ``h`` (P5.142's exemption:
+    a unit Bypassing along it is in that lower hex, P5.11)."""
     other = hs.other(h)
     return (m.is_crest_line(hs) and other in m
             and m.terrain(other).base_level < m.terrain(h).base_level)
@@ -162,6 +165,8 @@ def is_steeple(m: Map, loc: Location) -> bool:
 
 
 def _is_interior_building_hex(m: Map, h: Hex) -> bool:
+    """``h`` is an interior building hex, where no minefield may be set up (B28.1): a building hex all of whose
+    neighbours are hexes of the same building (``building_id``)."""
     t = m.terrain(h)
     if not t.is_building or t.building_id is None:
         return False
@@ -170,7 +175,8 @@ def _is_interior_building_hex(m: Map, h: Hex) -> bool:
 
 
 def _terrain_key(m: Map, loc: Location) -> str:
-    """The key the chart's forbidden-terrain lists use for ``loc``'s hex."""
+    """The key the chart's forbidden-terrain lists (B27.1, B28.1) use for ``loc``'s hex: IN a deep or flooded
+    stream is a Water Obstacle (B20.43, B20.44)."""
     t = m.terrain(loc.hex)
     if t.is_stream and t.stream in ("deep", "flooded") and loc.place in ("", "culvert"):
         return "water-obstacle"
@@ -178,6 +184,16 @@ def _terrain_key(m: Map, loc: Location) -> str:
 
 
 # ---------------------------------------------------------------------------------------------- stacking
+
+
+def squad_equivalents(unit: str, chart: Chart | None = None) -> Fraction:
+    """The squad equivalents a unit counts for stacking (A5.1): a squad one, a half-squad or crew
+    ``param.half_squad_equivalents``; SMC, Guns and other units none (they have allowances of their own)."""
+    if unit == "squad":
+        return Fraction(1)
+    if unit in ("half-squad", "crew"):
+        return Fraction((chart or default_chart()).param("half_squad_equivalents").value)
+    return Fraction(0)
 
 
 def stacking_limit(m: Map, at: Location, units: Sequence[str] | None = None,
@@ -239,10 +255,8 @@ def stacking_limit(m: Map, at: Location, units: Sequence[str] | None = None,
         for u in units:
             if u not in STACKING_UNITS:
                 raise QueryError(f"units: unknown unit {u!r}; expected some of {', '.join(STACKING_UNITS)}")
-            if u == "squad":
-                counted += 1
-            elif u in ("half-squad", "crew"):
-                counted += Fraction(1, 2)
+            if u in ("squad", "half-squad", "crew"):
+                counted += squad_equivalents(u, chart)
             elif u == "gun":
                 n_guns += 1
             else:
@@ -342,7 +356,7 @@ def can_set_up(m: Map, item: str, at: Location | None, *, mine_kind: str | None 
         return yes("it is a building Location (B23.9)", "B23.9")
     if item in ("squad", "half-squad", "unit"):
         limit = stacking_limit(m, at, chart=chart)
-        need = Fraction(1) if item == "squad" else Fraction(1, 2) if item == "half-squad" else Fraction(0)
+        need = squad_equivalents(item, chart)
         if need > limit.squad_equivalents:
             return no(f"a {item} exceeds its stacking limit of {limit.limit} ({', '.join(limit.rules())})",
                       *limit.rules())

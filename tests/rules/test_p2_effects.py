@@ -269,3 +269,47 @@ def test_ask_tem_keys(p2: Map) -> None:
     assert (ans["tem"], ans["drm"], ans["ffmo"], ans["ffnam"], ans["total_drm"]) == (1, 1, False, True, 1)
     assert {i["rule"] for i in ans["items"]} == {"P2.41", "P2.42", "A4.6"}
     assert all(set(i) == {"amount", "why", "rule"} for i in ans["items"])
+
+
+# ============================================================================================ review additions
+
+
+@pytest.mark.parametrize("wall_advantage,tem_", [(True, 2), (False, 0)], ids=["E-holds-WA", "F-holds-WA"])
+def test_p2_41_adjacent_f_fires_on_e_with_no_slope_tem_whichever_unit_has_wall_advantage(
+        wall_advantage: bool, tem_: int) -> None:
+    """P2.41 EX: squad F fires on adjacent squad E with no slope TEM regardless of which unit has Wall
+    Advantage. With a wall on K14-L13, E holding Wall Advantage gets the wall's +2 (B9.3), F holding it leaves
+    E with no TEM at all (B9.32); slope TEM never, F being adjacent. P2.41: being Up-Slope (F, across K14-L13)
+    does not affect the Wall Advantage rules."""
+    data = tomllib.loads((MAPS / "p2_slopes.toml").read_text(encoding="utf-8"))
+    data["hexside"] = data["hexside"] + [{"at": ["K14-L13"], "wall": True}]
+    m = Map.from_data(data)
+    r = _tem(m, E, F, wall_advantage=wall_advantage)
+    assert r.affected and r.tem == tem_ and not _slope(r)
+    assert "adjacent" in r.explain()
+    if not wall_advantage:
+        assert "B9.32" in r.rules()
+
+
+def test_p2_41_woods_target_with_slope_tem_and_mud() -> None:
+    """Digest §8 test 24: a woods target that qualifies for slope TEM gets +1 (woods or slope, not both), and
+    with Mud the Mud TEM adds to it (P2.41 EXC; param.mud_tem [U])."""
+    m = _p2(hexes=[{"at": [E], "terrain": "woods"}])
+    r = _tem(m, E, B, conditions=Conditions(weather="mud"))
+    assert sorted(i.rule for i in r.tem_items) == ["B13.3", "E3.6"] and r.tem == 2
+
+
+def test_p2_42_fire_group_member_that_cannot_affect_spoils_the_fire_group(p2: Map) -> None:
+    """A Fire Lane FG whose Up-Slope member (B) cannot affect G at another Base Level (P2.42) cannot attack
+    G as a FG; the ruling says why (not 'no LOS')."""
+    r = _tem(p2, G, B, "I12", attack="fire-lane")
+    assert not r.affected and "P2.42" in (r.reason or "") and "needs a LOS" not in r.explain()
+
+
+def test_p2_41_no_slope_tem_for_a_snap_shot_target_on_the_hexside(p2: Map) -> None:
+    """P2.41 gives slope TEM to Infantry in the hex; a Snap Shot target is on the hexside it crosses, where
+    neither hex's TEM applies (judgment snap_shot_open_ground): B's Snap Shot at K14-L14 finds no slope TEM, though
+    fire at K14 itself would (and no slope DRM either, P2.42)."""
+    r = _tem(p2, E, B, attack="fire-lane", snap_shot=p2.parse_hexside("K14-L14"))
+    assert r.tem == 0 and r.drm == 0 and "Snap Shot" in r.explain()
+    assert _tem(p2, E, B, attack="fire-lane").tem == 1

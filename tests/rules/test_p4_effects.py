@@ -170,3 +170,52 @@ def test_p4_2_no_los_into_the_culvert_from_outside_the_stream(streams: Map) -> N
     is a ruling (affected false) with its reason."""
     r = _tem(streams, "LL7/culvert", "KK7")
     assert not r.affected and "no LOS" in (r.reason or "") and r.total_drm == 0
+
+
+# ============================================================================================ review additions
+
+
+def test_p4_24_air_burst_is_indirect_fire_and_cannot_reach_the_culvert(streams: Map) -> None:
+    """P4.24: nothing IN a Stream Culvert can be affected by Indirect Fire; an Air Burst attack is Indirect Fire
+    (B13.3), so it cannot affect a unit IN culvert LL7 either (a ruling, not an error)."""
+    r = tem(streams, streams.parse_location("LL7/culvert"), [streams.parse_location("LL6")], "air-burst")
+    assert not r.affected and "P4.24" in (r.reason or "") and r.items == ()
+
+
+def _crest_chart(value: int) -> Any:
+    from importlib.resources import files
+
+    from asl_terrain.chart import parse_chart
+
+    text = (files("asl_terrain") / "data" / "terrain_chart.toml").read_text(encoding="utf-8")
+    old = 'crest_status_tem = { value = 0,'
+    assert old in text
+    return parse_chart(text.replace(old, f'crest_status_tem = {{ value = {value},'), "test chart")
+
+
+def test_b20_91_crest_status_tem_defaults_to_none(streams: Map) -> None:
+    """B20.91 / P4.13: the Crest-status TEM is param.crest_status_tem [U], 0 by default: a unit with Crest status
+    in plain stream hex MM4 fired on from KK4 is in Open Ground, and the explanation says the value is 0."""
+    r = _tem(streams, "MM4/crest", "KK4", moved_by="non-road")
+    assert r.tem == 0 and r.open_ground and r.ffmo and "crest_status_tem" in r.explain()
+
+
+def test_b20_91_crest_status_tem_from_the_chart_vs_fire_from_outside(streams: Map) -> None:
+    """With the chart's crest_status_tem set to 2, Infantry with Crest status in MM4 claim +2 vs Direct Fire from
+    KK4 (outside the depression) and are not in Open Ground (no FFMO); vs a firer IN the stream (MM3) they do
+    not; a vehicle never does."""
+    chart = _crest_chart(2)
+    r = _tem(streams, "MM4/crest", "KK4", moved_by="non-road", chart=chart)
+    assert r.tem == 2 and [i.rule for i in r.tem_items] == ["B20.91"] and not r.open_ground and not r.ffmo
+    r = _tem(streams, "MM4/crest", "MM3", chart=chart)
+    assert r.tem == 0 and "within the depression" in r.explain()
+    from asl_terrain.units import Unit
+
+    assert _tem(streams, "MM4/crest", "KK4", chart=chart, unit=Unit.from_json("vehicle")).tem == 0
+
+
+def test_p4_13_crest_status_in_stream_orchard_takes_the_better_tem(streams: Map) -> None:
+    """P4.13: with Crest status in stream-orchard LL14 the unit claims the orchard TEM (0) 'or entrenchment, if
+    applicable' (B20.91): with crest_status_tem 2 the better, +2, applies, once."""
+    r = _tem(streams, "LL14/crest", "KK14", chart=_crest_chart(2))
+    assert r.tem == 2 and not r.open_ground

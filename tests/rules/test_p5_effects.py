@@ -552,3 +552,56 @@ def test_a4_34_bypasser_is_in_open_ground_unless_the_los_passes_through_its_obst
     assert r.tem == 0 and r.open_ground and r.ffmo
     r = _tem(village, "O17@O17-O18-P17", "N16")
     assert r.tem == 3 and [i.rule for i in r.tem_items] == ["B23.3"] and "not cumulative" in r.explain()
+
+
+# ============================================================================================ review additions
+
+
+def test_p5_2_steeple_counts_as_a_building_level_above_vs_indirect_fire(village: Map) -> None:
+    """P5.2 (a Steeple is a normal building Location) and the chart note on building TEM: vs Indirect Fire a
+    building Location gets +1 for each building level above it. StJ19 (stone, ground + 1st + 2nd-level Steeple):
+    ground +3 +2 = 5, 1st level +3 +1 = 4, the Steeple +3; vs Direct Fire always +3."""
+    for loc, want in (("J19", 5), ("J19/1", 4), ("J19/2", 3)):
+        r = _tem(village, loc, None, "indirect")
+        assert r.tem == want and [i.rule for i in r.tem_items] == ["B23.3"], loc
+    assert _tem(village, "J19", "J17").tem == 3
+
+
+def test_p5_141_roadblock_tem_does_not_depend_on_wall_advantage(village: Map) -> None:
+    """P5.141: a Narrow Street roadblock cannot convey Wall Advantage, so its TEM goes with the LOS alone: H
+    Bypassing at vertex O17-O18-N17, fired on across the roadblock, gets +2 whether or not it holds Wall
+    Advantage."""
+    for wa in (True, False):
+        r = _tem(village, "O17@O17-O18-N17", "P17", wall_advantage=wa)
+        assert r.tem == 2 and _roadblock_items(r), wa
+
+
+def test_p5_124_a_trailer_answer_always_says_whether_it_is_eliminated(village: Map) -> None:
+    """queries.md: unhook answers 'eliminated' for a trailer: true when the crew unhooks it in Bypass on a Narrow
+    Street (P5.124), false when another unit may not, false off a Narrow Street."""
+    veh = village.parse_location("N17@N17-O17")
+    assert can_unhook(village, veh, "trailer", "other").eliminated is False
+    assert can_unhook(village, village.parse_location("P17"), "trailer").eliminated is False
+    assert answer_one(village, {"kind": "unhook", "vehicle": "N17@N17-O17", "what": "trailer", "by": "other"}
+                      )["eliminated"] is False
+    assert "eliminated" not in answer_one(village, {"kind": "unhook", "vehicle": "N17@N17-O17", "what": "gun"})
+
+
+def test_p5_1411_ground_level_locations_exclude_in_a_stream_and_building_levels() -> None:
+    """P5.1411 / P5.125: 'ground-level Location' is the hex's base Location but not IN a stream (Crest status is
+    ground level there), not a building level, not a Bypass position (digest §1.5). A roadblock straddling
+    Narrow Street C3-D3 with stream hex D2 at one of its vertices: Clearance from D2/crest, not from IN D2;
+    not from D3/1."""
+    from asl_terrain.effects import is_ground_level
+
+    m = Map.from_data({"format": "asl-terrain/1", "columns": ["A", "F"], "rows": [1, 6],
+                       "hex": [{"at": ["D2"], "stream": "shallow"},
+                               {"at": ["D3"], "terrain": "building", "building_type": "two-story-house"}],
+                       "hexside": [{"at": ["C3-D3"], "narrow_street": "paved"}],
+                       "counter": [{"type": "roadblock", "hexside": "C3-D3", "arrow": "C3-D2-D3"}]})
+    hs = m.parse_hexside("C3-D3")
+    assert m.parse_hex("D2") in {h for v in hs.vertices() for h in v.hexes}
+    assert not is_ground_level(m, m.parse_location("D2")) and is_ground_level(m, m.parse_location("D2/crest"))
+    for frm, ok in (("D2/crest", True), ("D2", False), ("D3", True), ("D3/1", False), ("C3", True)):
+        assert can_remove(m, "roadblock", "clearance", hexside=hs, from_=m.parse_location(frm)).allowed is ok, frm
+    assert not can_unload(m, m.parse_location("C3@C3-D3"), m.parse_location("D3/1")).allowed

@@ -62,6 +62,8 @@ def _int(q: Query, key: str, default: int | None) -> int | None:
 
 @handler("tem")
 def tem(ctx: Context, q: Query) -> Any:
+    """queries.md ``tem``; beyond the contract, ``"wall_advantage": false`` says the target does not hold Wall
+    Advantage (B9.32)."""
     target = q.location("target")
     if q.has("firers"):
         firers = _location_list(q, "firers")
@@ -76,11 +78,12 @@ def tem(ctx: Context, q: Query) -> Any:
                   assault_move=q.flag("assault_move"), snap_shot=_opt_hexside(q, "snap_shot"),
                   declared_vertex=q.vertex("declared_vertex") if q.has("declared_vertex") else None,
                   entrenched=q.flag("entrenched"), entered_across=_opt_hexside(q, "entered_across"),
-                  chart=ctx.chart, conditions=ctx.conditions)
+                  wall_advantage=q.flag("wall_advantage", True), chart=ctx.chart, conditions=ctx.conditions)
 
 
 @handler("setup")
 def setup(ctx: Context, q: Query) -> Any:
+    """queries.md ``setup``: set-up legality (B3.5, P4.21, P5.14, P5.142, P5.2, P5.21)."""
     item = _required_choice(q, "item", su.SETUP_ITEMS)
     at = _opt_location(q, "at")
     if at is None and item != "roadblock":
@@ -95,6 +98,7 @@ def setup(ctx: Context, q: Query) -> Any:
 
 @handler("stacking")
 def stacking(ctx: Context, q: Query) -> Any:
+    """queries.md ``stacking``: the stacking limit of a Location (A5.1, P4.2, P5.21)."""
     units = q.raw("units")
     if units is not None and (not isinstance(units, list) or not all(isinstance(u, str) for u in units)):
         raise QueryError(f"units: expected a list such as [\"squad\", \"half-squad\"], got {units!r}")
@@ -103,11 +107,13 @@ def stacking(ctx: Context, q: Query) -> Any:
 
 @handler("bypass-effects")
 def bypass_effects(ctx: Context, q: Query) -> Any:
+    """queries.md ``bypass-effects``: SMOKE, Residual FP and mines reaching a Bypasser (P5.131, P5.142), P5.126."""
     return fx.bypass_effects(ctx.map, q.hexside("hexside"), q.hex("in") if q.has("in") else None, chart=ctx.chart)
 
 
 @handler("tca-change")
 def tca_change(ctx: Context, q: Query) -> Any:
+    """queries.md ``tca-change``: the TCA-Change dr on a Narrow Street (P5.122), Non-Stopped status (P5.121)."""
     if not q.has("unit"):
         raise QueryError("missing key 'unit': the vehicle, e.g. {\"type\": \"vehicle\", \"caliber\": 75}")
     attempt = _int(q, "attempt", 1)
@@ -119,12 +125,14 @@ def tca_change(ctx: Context, q: Query) -> Any:
 
 @handler("place-rubble")
 def place_rubble(ctx: Context, q: Query) -> Any:
+    """queries.md ``place-rubble``: what placing Rubble removes and hits (P5.15)."""
     at = q.location("at")
     return fx.place_rubble(ctx.map, at.hex, chart=ctx.chart)
 
 
 @handler("remove")
 def remove(ctx: Context, q: Query) -> Any:
+    """queries.md ``remove``: roadblock, mines and wreck removal (P5.1411, P5.142, P5.126)."""
     what = _required_choice(q, "what", tuple(fx.REMOVAL_METHODS))
     method = _required_choice(q, "method", fx.REMOVAL_METHODS[what])
     return fx.can_remove(ctx.map, what, method, hexside=_opt_hexside(q, "hexside"), at=_opt_location(q, "at"),
@@ -135,6 +143,7 @@ def remove(ctx: Context, q: Query) -> Any:
 
 @handler("street-fighting")
 def street_fighting(ctx: Context, q: Query) -> Any:
+    """queries.md ``street-fighting``: Street Fighting CC vs a vehicle on a Narrow Street (P5.132)."""
     return fx.street_fighting(ctx.map, q.location("vehicle"), q.location("attacker"), chart=ctx.chart)
 
 
@@ -147,16 +156,19 @@ def _what(q: Query) -> str:
 
 @handler("unload")
 def unload(ctx: Context, q: Query) -> Any:
+    """queries.md ``unload``: unloading from a vehicle on a Narrow Street (P5.125)."""
     return fx.can_unload(ctx.map, q.location("vehicle"), q.location("to"), _what(q))
 
 
 @handler("load")
 def load(ctx: Context, q: Query) -> Any:
+    """queries.md ``load``: loading onto a vehicle on a Narrow Street (P5.125)."""
     return fx.can_load(ctx.map, q.location("vehicle"), q.location("from"), _what(q))
 
 
 @handler("unhook")
 def unhook(ctx: Context, q: Query) -> Any:
+    """queries.md ``unhook``: unhooking a Gun or trailer in Bypass on a Narrow Street (P5.124)."""
     what = _required_choice(q, "what", ("gun", "trailer"))
     by = q.choice("by", ("crew", "other"), "crew")
     assert by is not None
@@ -165,11 +177,13 @@ def unhook(ctx: Context, q: Query) -> Any:
 
 @handler("sniper-target")
 def sniper_target(ctx: Context, q: Query) -> Any:
+    """queries.md ``sniper-target``: Sniper target eligibility (P4.24)."""
     return fx.sniper_target(ctx.map, q.location("at"))
 
 
 @handler("end-of-player-turn")
 def end_of_player_turn(ctx: Context, q: Query) -> Any:
+    """queries.md ``end-of-player-turn``: Replacement/Disruption checks (P4.23, B20.7)."""
     raw = q.raw("units")
     if not isinstance(raw, list):
         raise QueryError("units: expected a list such as [{\"type\": \"infantry\", \"at\": \"LL7/culvert\"}]")
@@ -190,5 +204,6 @@ def end_of_player_turn(ctx: Context, q: Query) -> Any:
 
 @handler("rubble-drm")
 def rubble_drm(ctx: Context, q: Query) -> Any:
+    """queries.md ``rubble-drm``: the rubble-determination drm of a building Location (B24.11, P5.2)."""
     building = q.choice("building", ("stone", "wooden"), None)
     return fx.rubble_drm(ctx.map, q.location("at"), building, chart=ctx.chart)

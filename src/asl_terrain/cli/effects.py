@@ -22,11 +22,23 @@ _TEM_KEYS = ["target", "firers", "attack", "affected", "reason", "range", "tem",
 
 
 def _run(m: Map, query: dict[str, Any], keys: list[str] | None = None, item_key: str = "amount") -> None:
+    """Answer ``query`` as ``ask`` does and print it; an error answer is one line on stderr, exit status 2."""
     query = {k: v for k, v in query.items() if v is not None and v != [] and v is not False or k == "kind"}
     ans = answer_one(m, query, get_chart(), debug=State.debug)
     if "error" in ans:  # a query the engine cannot answer: one line on stderr, exit status 2 (via main)
         raise UserError(str(ans["error"]))
-    print_answer(ans, keys, item_key)
+    shown = {k: (_show(v) if isinstance(v, (list, dict)) and k not in ("items", "rules") else v)
+             for k, v in ans.items()}
+    print_answer(shown, keys, item_key)
+
+
+def _show(v: Any) -> str:
+    """A list or object of an answer as a player reads it: ``StN17, StO18``; ``A-P 6 in StN17``."""
+    if isinstance(v, dict):
+        return ", ".join(f"{k} {_show(x) if isinstance(x, (list, dict)) else x}" for k, x in v.items())
+    if not v:
+        return "none"
+    return "; ".join(_show(x) if isinstance(x, (list, dict)) else str(x) for x in v)
 
 
 def _map_only(args: list[str] | None) -> Map:
@@ -38,7 +50,13 @@ def _unit(text: str | None) -> Any:
     if text is None:
         return None
     t = text.strip()
-    return json.loads(t) if t.startswith("{") else t
+    if not t.startswith("{"):
+        return t
+    try:
+        return json.loads(t)
+    except json.JSONDecodeError as e:
+        raise UserError(f"--unit: not a JSON object ({e.msg} at column {e.colno}); expected e.g. "
+                        "'{\"type\": \"vehicle\", \"caliber\": 75}'") from None
 
 
 @app.command()
@@ -60,6 +78,8 @@ def tem(
     entrenched: bool = typer.Option(False, "--entrenched", help="The target is entrenched."),
     entered_across: str | None = typer.Option(None, "--entered-across",
                                                  help="The hexside the target entered its hex across (B3.3)."),
+    wall_advantage: bool = typer.Option(True, "--wall-advantage/--no-wall-advantage",
+                                        help="Whether the target holds Wall Advantage (B9.32)."),
 ) -> None:
     """The terrain effects on one attack: each TEM and DRM with its rule, and the total (B3.3, P2.41, P2.42,
     P4.13, P4.24, P5.141, A4.6)."""
@@ -68,6 +88,8 @@ def tem(
     q: dict[str, Any] = {"kind": "tem", "target": target, "attack": attack, "moved_by": moved_by,
                          "assault_move": assault_move, "snap_shot": snap_shot, "declared_vertex": declared_vertex,
                          "unit": _unit(unit), "entrenched": entrenched, "entered_across": entered_across}
+    if not wall_advantage:
+        q["wall_advantage"] = False
     if len(firers) == 1:
         q["firer"] = firers[0]
     elif firers:
