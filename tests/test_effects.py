@@ -462,12 +462,12 @@ def test_random_maps_ask_answers_equal_the_api_rulings(data: dict[str, Any], dra
 
 @settings(max_examples=60, deadline=None)
 @given(village_maps())
-def test_random_maps_effects_and_setup_agree_on_revealed_mines(data: dict[str, Any]) -> None:
-    """Property: effects (B28.53 removal, P5.142) and setup (set-up revealed, P5.142) are siblings that may not
-    import each other, so each has its own test of P5.142's forced revealing; they must agree on every hex."""
+def test_random_maps_b28_53_removal_follows_the_forced_revealing(data: dict[str, Any]) -> None:
+    """Property (P5.142): B28.53 removal of mines is NA exactly where set-up forced them revealed."""
     m = _load(data)
     for h in m.hexes():
-        assert fx._mines_revealed(m, h, default_chart()) == su.mines_must_be_revealed(m, h), h.name
+        r = fx.can_remove(m, "mines", "b28.53", at=m.parse_location(h.name))
+        assert r.allowed == (not su.mines_must_be_revealed(m, h)), h.name
 
 
 # ============================================================================================ review additions

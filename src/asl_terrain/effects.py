@@ -32,6 +32,7 @@ from .grid import Hex, Hexside, Point, Trace, Vertex, trace
 from .los import LosRuling, hexsides_entered, location_elevation, location_point, los
 from .model import Conditions, Counter, Location, Map
 from .rulings import Item, Ruling, distinct, fmt, num, total
+from .setup import mines_must_be_revealed
 from .units import Unit
 
 __all__ = [
@@ -1497,7 +1498,7 @@ def can_remove(m: Map, what: str, method: str, *, hexside: Hexside | None = None
         paved = [t.hexside for t in m.hexsides_of(h) if t.narrow_street == "paved"]
         if method == "clearance":
             return rule(True, "P5.142 forbids only B28.53 removal; other mine clearance is unchanged", "P5.142")
-        if paved and _mines_revealed(m, h, chart):
+        if paved and mines_must_be_revealed(m, h, chart):
             return rule(False, f"mines in {m.name_of(h)} (paved Narrow Street hexside {_names(m, paved)}) were set "
                                "up revealed, and their removal as per B28.53 is NA", "P5.142", "B28.53")
         return rule(True, f"{m.name_of(h)} has no paved Narrow Street hexside forcing its mines revealed: B28.53 "
@@ -1515,23 +1516,6 @@ def can_remove(m: Map, what: str, method: str, *, hexside: Hexside | None = None
                     "P5.126", "D10.4")
     return rule(True, f"the {label} at {m.name_of(at)} is not on a Narrow Street: D10.4 applies unchanged",
                 "D10.4", "P5.126")
-
-
-def _mines_revealed(m: Map, h: Hex, chart: Chart) -> bool:
-    """P5.142's forced revealing (the same test setup.mines_must_be_revealed makes; effects and setup are
-    siblings that do not import each other)."""
-    paved = [t.hexside for t in m.hexsides_of(h) if t.narrow_street == "paved"]
-    if not paved:
-        return False
-    mode = chart.judgment("mines_revealed_exemption").value
-    considered = ([t.hexside for t in m.hexsides_of(h) if t.narrow_street is not None]
-                  if mode == "all-crest-lower" else paved)
-
-    def toward_lower(hs: Hexside) -> bool:
-        o = hs.other(h)
-        return m.is_crest_line(hs) and o in m and m.terrain(o).base_level < m.terrain(h).base_level
-
-    return not all(toward_lower(hs) for hs in considered)
 
 
 # ============================================================================================ Street Fighting (P5.132)
