@@ -1390,9 +1390,7 @@ def apply_rubble(m: Map, placement: RubblePlacement) -> Map:
     h = m.parse_hex(placement.at)
     gone = {id(c) for c in placement.removed_counters}
     counters = tuple(c for c in m.counters if id(c) not in gone) + (Counter("rubble", at=h),)
-    new = Map(m.name, m.prefix, m.grid, m.conditions, dict(m._hexes), m._written_hexsides, counters, m.source)
-    new._default = m._default
-    return new
+    return m.with_counters(counters)
 
 
 # ================================================================================ removal (P5.1411, P5.142, P5.126)

@@ -24,10 +24,13 @@ A thread's geometry depends only on its direction and on where its start lies wi
 period of the grid, so the exact trace (:func:`asl_terrain.grid.trace`) is compiled once per
 (start class, direction) into a *template* of contacts (hex interiors, hexsides run along, hexes only
 touched at a vertex, hexsides crossed) that any thread of that shape reuses. What the thread meets in a
-hex is asked of one small interface, :class:`WholeHexDepiction` (``interior`` / ``boundary``): today an
-obstacle fills its hex; a later depiction may follow a board's artwork instead.
+hex is asked of one small interface (``begin`` / ``interior`` / ``boundary``): on hand-made maps
+:class:`WholeHexDepiction` (an obstacle fills its hex); on maps imported from VASL boards (a
+``[depiction]`` naming board archives) :class:`ArtworkDepiction`, which reads what is drawn where the
+thread passes from the boards' artwork (A6.1, as VASL does). One rules engine serves both.
 
-Imports: chart, errors, grid, model, rulings. Never render, ask or cli.
+Imports: chart, errors, grid, model, rulings; vasl (numpy) only for maps with an artwork depiction.
+Never render, ask or cli.
 """
 
 from __future__ import annotations
@@ -52,6 +55,7 @@ __all__ = [
     "Hindrance",
     "LosRuling",
     "ViewshedRuling",
+    "ArtworkDepiction",
     "WholeHexDepiction",
     "hexsides_entered",
     "is_up_slope",
@@ -300,7 +304,12 @@ class Depiction(Protocol):
     interior of hex ``idx`` between parameters t0 and t1. ``boundary(idxs, t0, t1, narrow)``: those it
     meets running along the hexside between two hexes, or touching one hex only at a vertex (one index),
     over [t0, t1]. Each answer is a ``_Meet`` tuple: (highest top, obstacles, hindrances).
+    ``begin(p, q, shift)``: the thread about to be walked (its two end points; ``shift`` moves it that
+    many pixels to its left, for the A6.1 borderline test); a depiction that follows artwork needs it,
+    the whole-hex one ignores it.
     """
+
+    def begin(self, p: Point, q: Point, shift: float = 0.0) -> None: ...
 
     def interior(self, idx: int, t0: float, t1: float) -> _Meet: ...
 
@@ -321,6 +330,9 @@ class WholeHexDepiction:
         self.recs = recs
         self.touch = touch
         self._along: dict[tuple[tuple[int, ...], bool], _Meet] = {}
+
+    def begin(self, p: Point, q: Point, shift: float = 0.0) -> None:
+        return None
 
     def interior(self, idx: int, t0: float, t1: float) -> _Meet:
         return self.recs[idx]
@@ -371,6 +383,115 @@ def _meet(obs: Sequence[_Obs], hinds: Sequence[_Hind]) -> _Meet:
     return (quick, tuple(obs), tuple(hinds))
 
 
+class ArtworkDepiction:
+    """Imported boards: the thread meets what is drawn where it passes (A6.1), read from the board's
+    artwork (:class:`asl_terrain.vasl.ArtworkRaster`) pixel by pixel, as VASL does.
+
+    In a hex's interior the thread meets each feature whose pixels it crosses there (woods, a building
+    of the drawn type, brush, grain, rubble), on the ground elevation drawn under it, and the highest
+    ground it crosses (the crest line as drawn, B10.2); at most one terrain Hindrance per hex (A6.7).
+    Inherent terrain (orchard, graveyard) is not drawn but fills its hex (B.6): a hex the map gives
+    inherent terrain is met whole, and inherent artwork spilling into another hex is not met. Along a
+    hexside the thread meets what is drawn on the hexside itself, plus the inherent terrain of either
+    hex; through a vertex, the inherent terrain of the hex only touched there. Counters (SMOKE,
+    vehicles, wrecks) stay whole-hex. A hex on no board (offboard) is depicted whole.
+    """
+
+    def __init__(self, tab: _Tables, raster: Any) -> None:
+        self.tab = tab
+        self.raster = raster
+        self.whole = WholeHexDepiction(tab.recs, tab.touch)
+        self._cache: dict[tuple[int, frozenset[int]], _Meet] = {}
+        self._static: dict[int, _Meet] = {}
+        self._counters: dict[int, list[_Hind]] = {}
+        self._sample: Any = None
+        self._p: Point = (0, 0)
+        self._q: Point = (0, 0)
+        self._shift = 0.0
+        m = tab.m
+        for h in m.hexes():
+            i = tab.idx(h)
+            hs = [x for x in tab.recs[i][2] if x[3] in ("A24.2", "A6.8")]
+            if hs:
+                self._counters[i] = hs
+        for h in m.hexes():
+            i = tab.idx(h)
+            t = m.terrain(h)
+            codes = raster.hex_codes(h.col, h.row)
+            if not codes or t.offboard or self._inherent(t.terrain):
+                self._static[i] = tab.recs[i]
+            elif len(codes) == 1:
+                self._static[i] = self._record(i, codes)
+
+    def _inherent(self, terrain: str) -> bool:
+        e = self.tab.chart.terrain.get(terrain)
+        return bool(e is not None and e.los is not None and e.los.get("inherent", False))
+
+    def begin(self, p: Point, q: Point, shift: float = 0.0) -> None:
+        self._p, self._q, self._shift = p, q, shift
+        self._sample = None
+
+    def _codes(self, t0: float, t1: float) -> frozenset[int]:
+        if self._sample is None:
+            self._sample = self.raster.sample(self._p, self._q, self._shift)
+        return self._sample.between(t0, t1)  # type: ignore[no-any-return]
+
+    def _record(self, i: int, codes: frozenset[int]) -> _Meet:
+        key = (i, codes)
+        r = self._cache.get(key)
+        if r is not None:
+            return r
+        tab = self.tab
+        raster = self.raster
+        src = (i,)
+        top = max(raster.decode(c)[1] for c in codes)
+        obs: list[_Obs] = [(top * _Q, _CREST, f"level {top} ground", "B10.2", src, False)]
+        hinds: list[_Hind] = []
+        for c in codes:
+            fid, elev = raster.decode(c)
+            keys = raster.features[fid]
+            if not keys or self._inherent(keys["terrain"]):
+                continue
+            t = HexTerrain(tab.hex_of(i), terrain=keys["terrain"], level=elev, building=keys.get("building"),
+                           building_type=keys.get("building_type"), upper_levels=keys.get("upper_levels", 0))
+            o, hh = tab._terrain_items(t, keys["terrain"], elev * _Q, src)
+            obs += o
+            hinds += hh
+        if len(hinds) > 1:  # one terrain Hindrance per hex (A6.7)
+            hinds = [max(hinds, key=lambda x: (x[0], x[1]))]
+        hinds += self._counters.get(i, [])
+        r = self._cache[key] = _meet(obs, hinds)
+        return r
+
+    def interior(self, idx: int, t0: float, t1: float) -> _Meet:
+        s = self._static.get(idx)
+        if s is not None:
+            return s
+        return self._record(idx, self._codes(t0, t1))
+
+    def in_depression(self, idx: int, t0: float, t1: float) -> bool:
+        """Whether the thread stays within the stream or gully as drawn in hex ``idx`` between t0 and
+        t1: every pixel it crosses there lies no higher than the stream bed (B20.2, A6.3)."""
+        floor = self.tab.m.terrain(self.tab.hex_of(idx)).in_level
+        decode = self.raster.decode
+        return all(decode(c)[1] <= floor for c in self._codes(t0, t1))
+
+    def boundary(self, idxs: tuple[int, ...], t0: float, t1: float, narrow: bool) -> _Meet:
+        if len(idxs) == 1 or narrow:
+            return self.whole.boundary(idxs, t0, t1, narrow)
+        a, b = idxs
+        tab = self.tab
+        line = self._record(a if tab.on_map[a] else b, self._codes(t0, t1))
+        ta, tb = tab.touch[a], tab.touch[b]
+        if not (ta[1] or ta[2] or tb[1] or tb[2]):
+            return line
+        best: dict[str, _Hind] = {}
+        for h in (*line[2], *ta[2], *tb[2]):
+            if h[2] not in best or h[0] > best[h[2]][0]:
+                best[h[2]] = h
+        return _meet([*line[1], *ta[1], *tb[1]], list(best.values()))
+
+
 # ============================================================================================ per-map tables
 
 
@@ -410,6 +531,7 @@ class _Tables:
         self.block_at = int(p("hindrance_blocks_at").value)
         self.blind_step = int(p("blind_hex_range_step").value)
         self.tolerance = float(p("borderline_tolerance").value)
+        self.tolerance_px = self.tolerance * 37.5  # on an imported board: hex sizes → pixels (VASL: 37.5 px)
         j = chart.judgment
         self.same_base_orchard = bool(j("orchard_same_base_level").value)
         self.slope_where = str(j("up_slope_locations").value)
@@ -473,6 +595,11 @@ class _Tables:
         for ia, ib in self.walls:
             self.wall_hex[ia] = self.wall_hex[ib] = True
         self.depiction: Depiction = WholeHexDepiction(self.recs, self.touch)
+        self.artwork = bool(getattr(m, "depiction", None) is not None and m.depiction.follows_artwork)
+        if self.artwork:
+            from .vasl import load_artwork  # imported boards only: numpy and the board archives
+
+            self.depiction = ArtworkDepiction(self, load_artwork(m.depiction))
         self.ends: dict[tuple[Location, bool], _End] = {}
         self.templates: dict[tuple[int, int, int, int], _Compiled] = {}
 
@@ -506,7 +633,7 @@ class _Tables:
             self.walls[key] = (top, {"roadblock": "roadblock (B29)"}.get(what, what), e.rule, hs)
 
     def _hex(self, h: Hex) -> None:
-        m, chart = self.m, self.chart
+        m = self.m
         t = m.terrain(h)
         i = self.idx(h)
         self.on_map[i] = True
@@ -519,6 +646,26 @@ class _Tables:
         counters = m.counters_at(h)
         if any(c.type == "rubble" and c.at == h for c in counters):
             terrain = "rubble"
+        o, hh = self._terrain_items(t, terrain, g, src)
+        obs += o
+        hinds += hh
+        # counters: whole-hex Hindrances (judgment.counters_whole_hex)
+        self._counter_items(h, t, g, src, counters, hinds)
+        self.recs[i] = _meet(obs, hinds)
+        self.touch[i] = _meet([o for o in obs if o[5]], [x for x in hinds if x[6]])
+        if t.is_stream:
+            gi = t.in_level * _Q
+            keep = [x for x in hinds if x[2].startswith(("SMOKE", "vehicle", "wreck"))]
+            if not self.depiction_clear:
+                keep = hinds
+            self.recs_in[i] = _meet([(gi, _CREST, "stream bed", "B20.2", src, False)], keep)
+
+    def _terrain_items(self, t: HexTerrain, terrain: str, g: int, src: tuple[int, ...]
+                       ) -> tuple[list[_Obs], list[_Hind]]:
+        """The obstacles and Hindrances of a hex's terrain standing on ground ``g`` (quarter levels)."""
+        chart = self.chart
+        obs: list[_Obs] = []
+        hinds: list[_Hind] = []
         if terrain == "building":
             top = g + obstacle_height(t, chart) * _Q
             obs.append((int(top), _FULL, _building_name(t), "B23.2" if t.building_type != "single-hex-two-story-house"
@@ -547,7 +694,13 @@ class _Tables:
                     hinds.append((drm, g + self.hind_h, f"{name} (out of season)", e.rule, src, False, True))
             elif role == "hindrance" and (terrain != "grain" or self.grain_hinders):
                 hinds.append((int(e.get("hindrance", 1)), g + self.hind_h, name, e.rule, src, False, inherent))
-        # counters: whole-hex Hindrances (judgment.counters_whole_hex)
+        return obs, hinds
+
+    def _counter_items(self, h: Hex, t: HexTerrain, g: int, src: tuple[int, ...], counters: Sequence[Any],
+                       hinds: list[_Hind]) -> None:
+        """Vehicles, wrecks and SMOKE in hex ``h``: whole-hex Hindrances (judgment.counters_whole_hex)."""
+        m, chart = self.m, self.chart
+        i = src[0]
         inherent_counters = bool(chart.judgment("counters_whole_hex").value)
         veh = [c for c in counters if c.type in ("vehicle", "wreck") and c.at == h]
         if veh:
@@ -558,14 +711,6 @@ class _Tables:
         self.smoke[i] = smoke
         if smoke:
             hinds.append((smoke, _HUGE, f"SMOKE {smoke}", "A24.2", src, False, True))
-        self.recs[i] = _meet(obs, hinds)
-        self.touch[i] = _meet([o for o in obs if o[5]], [x for x in hinds if x[6]])
-        if t.is_stream:
-            gi = t.in_level * _Q
-            keep = [x for x in hinds if x[2].startswith(("SMOKE", "vehicle", "wreck"))]
-            if not self.depiction_clear:
-                keep = hinds
-            self.recs_in[i] = _meet([(gi, _CREST, "stream bed", "B20.2", src, False)], keep)
 
     # -- ends
     def end(self, loc: Location) -> _End:
@@ -1147,6 +1292,8 @@ def _depression_runs(tab: _Tables, contacts: tuple[tuple[Any, ...], ...], base: 
 
     Returns (contacts in depression mode, the last hex index within the depiction from each IN end,
     whether the whole thread stays within it)."""
+    art = tab.depiction if tab.artwork else None
+
     def within(c: tuple[Any, ...]) -> bool | None:
         k = c[0]
         if k == _S:
@@ -1172,6 +1319,14 @@ def _depression_runs(tab: _Tables, contacts: tuple[tuple[Any, ...], ...], base: 
                 dep[n] = True
                 continue
             if not w:
+                whole = False
+                break
+            if c[0] == _S and art is not None and not art.in_depression(base + c[3], c[1], c[2]):  # type: ignore[attr-defined]
+                # on an imported board the stream or gully is followed as drawn (A6.1): the thread
+                # enters this stream hex within the depiction and leaves the depiction inside it: this
+                # is the last hex within the depression
+                dep[n] = True
+                last = base + c[3]
                 whole = False
                 break
             dep[n] = True
@@ -1220,6 +1375,8 @@ def _decide(tab: _Tables, A: _End, B: _End, entrenched: tuple[bool, bool], want_
     comp, base = tab.compiled(A.point, B.point)
     contacts = comp.contacts if tab.walls else comp.plain
     dep: dict[int, bool] | None = None
+    if tab.artwork:
+        tab.depiction.begin(A.point, B.point)
     if A.kind == "in" or B.kind == "in":
         dep, lasts, whole = _depression_runs(tab, contacts, base, A, B)
         out.rules.append("B20.2")
@@ -1258,6 +1415,17 @@ def _decide(tab: _Tables, A: _End, B: _End, entrenched: tuple[bool, bool], want_
             if not out.clear:
                 break
     borderline = False
+    if want_borderline and tab.artwork and dep is None:
+        # A6.1 on the artwork: the same thread moved a hair to either side over the drawing
+        ref = (out.clear, out.drm if out.clear else None)
+        for shift in (tab.tolerance_px, -tab.tolerance_px):
+            tab.depiction.begin(A.point, B.point, shift)
+            o2 = _Outcome()
+            o2.drm = own_smoke
+            _walk(tab, contacts, base, A, B, ea, eb, None, o2, fire_lane)
+            if (o2.clear, o2.drm if o2.clear else None) != ref:
+                borderline = True
+                break
     if want_borderline and comp.nudged is not None and not (dep is not None):
         ref = (out.clear, out.drm if out.clear else None)
         for cs in (comp.nudged if tab.walls else comp.plain_nudged):  # type: ignore[union-attr]

@@ -140,6 +140,26 @@ Counter = Annotated[
 ]
 
 
+class BoardPlacementModel(_Strict):
+    """One board of an artwork depiction (``[[depiction.board]]``, docs/map-format-extensions.md)."""
+
+    archive: str = Field(min_length=1)  # a VASL board archive: a path (relative to the map file) or a name ("bd01")
+    prefix: str = Field("", pattern=r"^([A-Z][a-z]*|[0-9]+)?$")  # the board's own hex prefix ("1" names 1Y10)
+    column: int = Field(0, ge=0)  # the map column of the board's column A (even)
+    row: int = Field(0, ge=0)  # the map row of the board's row 0 (even)
+    columns: int = Field(33, ge=1)  # the board's size in hexes (columns; rows of its A, C, E ... columns)
+    rows: int = Field(10, ge=1)
+
+
+class DepictionModel(_Strict):
+    """``[depiction]``: what the hexes' terrain looks like to a LOS thread (A6.1). Left out, every hex is
+    depicted whole (hand-made maps); ``kind = "vasl"`` follows the artwork of VASL board archives."""
+
+    kind: Literal["whole-hex", "vasl"] = "vasl"
+    terrain_table: str | None = None  # VASL's SharedBoardMetadata.xml (default: the VASL data directory's)
+    board: list[BoardPlacementModel] = []
+
+
 class MapFile(_Strict):
     """The whole file, as written (before defaults are derived)."""
 
@@ -153,6 +173,7 @@ class MapFile(_Strict):
     hex: list[HexBlock] = []
     hexside: list[HexsideBlock] = []
     counter: list[Counter] = []
+    depiction: DepictionModel | None = None
 
 
 def _loc(parts: tuple[Any, ...]) -> str:
@@ -313,6 +334,7 @@ def parse_map_data(data: Any, source: str = "<map>") -> tuple[MapFile, Grid]:
     grid = Grid(c0, c1, mf.rows[0], mf.rows[1])
     check = _Checker(grid, mf.prefix)
     _check_blocks(mf, check)
+    _check_depiction(mf, check)
     if check.problems:
         raise MapError(_summary(source, check.problems), problems=check.problems, source=source)
     return mf, grid
@@ -349,6 +371,28 @@ def _check_blocks(mf: MapFile, check: _Checker) -> None:
                 hs = check.hexside(bypass, f"{where}.bypass")
                 if hs is not None and h not in hs.hexes:
                     check.add(f"{where}.bypass", f"hexside {bypass!r} is not a hexside of {c.at!r}")
+
+
+def _check_depiction(mf: MapFile, check: _Checker) -> None:
+    d = mf.depiction
+    if d is None:
+        return
+    if d.kind == "vasl" and not d.board:
+        check.add("depiction.board", 'kind = "vasl" needs at least one [[depiction.board]] (a VASL board archive)')
+    seen: dict[str, int] = {}
+    for i, b in enumerate(d.board):
+        where = f"depiction.board[{i}]"
+        if b.column % 2 or b.row % 2:
+            check.add(where, f"column = {b.column}, row = {b.row}: board offsets must be even (a board keeps its "
+                             "column parity and whole-pixel position; the next board to the right is at column 32)")
+        if b.prefix and b.prefix in seen:
+            check.add(f"{where}.prefix", f"prefix {b.prefix!r} is already used by depiction.board[{seen[b.prefix]}]")
+        if b.prefix:
+            seen[b.prefix] = i
+        last_col, last_row = b.column + b.columns - 1, b.row + b.rows
+        if last_col > check.grid.col_last or last_row > check.grid.row_last:
+            check.add(where, f"the board (columns {b.column}..{last_col}, rows {b.row}..{last_row}) does not fit "
+                             f"the map ({check.grid.describe()})")
 
 
 def _summary(source: str, problems: list[str]) -> str:

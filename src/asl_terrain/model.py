@@ -222,6 +222,41 @@ class Location:
         return Location(self.hex, self.level, self.place)
 
 
+@dataclass(frozen=True, slots=True)
+class BoardPlacement:
+    """One board of an artwork depiction: its archive, its own hex prefix, where it lies on the map grid
+    (the map column of its column A, the map row of its row 0) and its size in hexes."""
+
+    archive: str
+    prefix: str = ""
+    column: int = 0
+    row: int = 0
+    columns: int = 33
+    rows: int = 10
+
+    def contains(self, local: Hex) -> bool:
+        """Whether a hex in the board's own coordinates is on the board (odd columns also hold row 0)."""
+        return 0 <= local.col < self.columns and (0 if local.col % 2 else 1) <= local.row <= self.rows
+
+    def to_map(self, local: Hex) -> Hex:
+        return Hex(local.col + self.column, local.row + self.row)
+
+
+@dataclass(frozen=True, slots=True)
+class Depiction:
+    """How the hexes' terrain is depicted for LOS (A6.1): ``"whole-hex"`` (hand-made maps), or ``"vasl"``:
+    the artwork of VASL board archives (paths relative to ``base``, the map file's directory)."""
+
+    kind: str = "whole-hex"
+    boards: tuple[BoardPlacement, ...] = ()
+    terrain_table: str | None = None
+    base: str = ""
+
+    @property
+    def follows_artwork(self) -> bool:
+        return self.kind == "vasl" and bool(self.boards)
+
+
 _LOC_RE = re.compile(r"^(?P<hex>[^/@\s]+)(?:/(?P<sub>[A-Za-z0-9]+))?(?:@(?P<at>[^\s]+))?$")
 
 
@@ -233,7 +268,10 @@ class Map:
 
     def __init__(self, name: str, prefix: str, grid: Grid, conditions: Conditions,
                  hexes: dict[Hex, HexTerrain], hexsides: dict[Hexside, HexsideTerrain],
-                 counters: tuple[Counter, ...], source: str = "<map>") -> None:
+                 counters: tuple[Counter, ...], source: str = "<map>",
+                 depiction: Depiction | None = None) -> None:
+        self.depiction = depiction if depiction is not None else Depiction()
+        self._board_prefixes = {b.prefix: b for b in self.depiction.boards if b.prefix}
         self.name = name
         self.prefix = prefix
         self.grid = grid
@@ -262,6 +300,13 @@ class Map:
         """Build a map from a decoded document (the dict TOML or JSON gives)."""
         mf, grid = parse_map_data(data, source)
         return _build(mf, grid, source)
+
+    def with_counters(self, counters: tuple[Counter, ...]) -> Map:
+        """The same map with other counters on it (terrain, conditions and depiction unchanged)."""
+        new = Map(self.name, self.prefix, self.grid, self.conditions, dict(self._hexes), self._written_hexsides,
+                  counters, self.source, depiction=self.depiction)
+        new._default = self._default
+        return new
 
     # ------------------------------------------------------------------ hexes and hexsides
     def __contains__(self, h: object) -> bool:
@@ -387,7 +432,14 @@ class Map:
             raise BadName(f"{text!r} is not a hex name; expected a column and row such as "
                           f"'{self.prefix}N17'") from None
         if prefix and prefix != self.prefix:
-            raise UnknownLocation(f"hex {text!r} has prefix {prefix!r}; this map's prefix is {self.prefix!r}")
+            board = self._board_prefixes.get(prefix)
+            if board is None:
+                raise UnknownLocation(f"hex {text!r} has prefix {prefix!r}; this map's prefix is {self.prefix!r}"
+                                      + (f" (board prefixes: {', '.join(self._board_prefixes)})"
+                                         if self._board_prefixes else ""))
+            if not board.contains(h):
+                raise UnknownLocation(f"hex {text!r} is not on board {prefix} ({board.archive})")
+            h = board.to_map(h)
         if h not in self.grid:
             raise UnknownLocation(f"hex {text!r} is not on map {self.name!r} ({self.grid.describe()})")
         return h
@@ -421,7 +473,8 @@ class Map:
             prefix, h = parse_hex_name(text.strip())
         except BadName:
             raise BadName(f"{text!r} is not a hex name") from None
-        return h
+        board = self._board_prefixes.get(prefix) if prefix and prefix != self.prefix else None
+        return board.to_map(h) if board is not None else h
 
     def parse_location(self, text: str) -> Location:
         """A Location or Bypass position: ``N17``, ``N17/1``, ``N17/0``, ``J19/2``, ``MM6/crest``,
@@ -585,7 +638,14 @@ def _build(mf: MapFile, grid: Grid, source: str) -> Map:
                f"{source}: {len(problems)} problems:\n" + "\n".join(f"  - {p}" for p in problems))
         raise MapError(msg, problems=problems, source=source)
     cond = Conditions(mf.conditions.month, mf.conditions.weather, mf.conditions.frigid)
-    m = Map(mf.name or Path(source).stem, mf.prefix, grid, cond, hexes, hexsides, tuple(counters), source)
+    depiction = None
+    if mf.depiction is not None:
+        d = mf.depiction
+        base_dir = str(Path(source).resolve().parent) if Path(source).exists() else ""
+        depiction = Depiction(d.kind, tuple(BoardPlacement(b.archive, b.prefix, b.column, b.row, b.columns, b.rows)
+                                            for b in d.board), d.terrain_table, base_dir)
+    m = Map(mf.name or Path(source).stem, mf.prefix, grid, cond, hexes, hexsides, tuple(counters), source,
+            depiction)
     m._default = default
     return m
 
@@ -602,5 +662,5 @@ def load_demo() -> Map:
     return Map.load(demo_map_path())
 
 
-__all__ = ["Conditions", "Counter", "HexTerrain", "HexsideTerrain", "Location", "Map", "load_demo",
+__all__ = ["BoardPlacement", "Depiction", "Conditions", "Counter", "HexTerrain", "HexsideTerrain", "Location", "Map", "load_demo",
            "demo_map_path", "column_label", "field"]

@@ -34,7 +34,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, cast
 
 import numpy as np
 
@@ -1652,3 +1652,590 @@ def board_to_map_dict(
     derived = derive_board(archive, table, gully_as_dry_stream=gully_as_dry_stream)
     title = name if name is not None else f"VASL board {archive.name}"
     return MapConversion(_emit_map([(derived, 0, 0)], name=title, prefix=prefix), derived.unsupported_lines())
+
+
+# --------------------------------------------------------------------------------------------------
+# the artwork as the hexes' depiction (A6.1): what a thread meets, pixel by pixel
+
+# VASL terrain → the map terrain keys of the depiction feature it draws. Terrain without an LOS effect
+# of its own (open ground, roads, shellholes, marsh, depressions, hexside terrain, bridges, cliffs) is no
+# feature: walls and hedges are hexside features of the map, depressions its stream hexes.
+_FEATURE_TERRAIN: dict[str, str] = {
+    "Woods": "woods",
+    "Pine Woods": "pine-woods",
+    "Brush": "brush",
+    "Grain": "grain",
+    "Orchard": "orchard",
+    "Orchard, Out of Season": "orchard",
+    "Graveyard": "graveyard",
+    "Stone Rubble": "rubble",
+    "Wooden Rubble": "rubble",
+    "Stone Rubble Ground Level": "rubble",
+    "Wooden Rubble Ground Level": "rubble",
+}
+_ELEV_BIAS = 8  # a depiction code is feature * 32 + elevation + 8 (elevations -8 .. 23)
+_CODE_STEP = 32
+_GRID_X = HEX_WIDTH / 3  # pixels per unit of grid.py's scaled x (18.75)
+_GRID_Y = _HALF_HEIGHT  # pixels per unit of grid.py's scaled y (32.25)
+
+
+def _feature_keys(t: TerrainType) -> dict[str, Any] | None:
+    """The map terrain keys of the depiction feature a VASL terrain draws, or None (no LOS feature)."""
+    m = _BUILDING_NAME.fullmatch(t.name)
+    if m is not None:
+        keys: dict[str, Any] = {"terrain": "building", "building": m.group(1).lower()}
+        if m.group(2):
+            keys["building_type"] = "multi-level"
+            keys["upper_levels"] = t.height or int(m.group(2))
+        else:
+            keys["building_type"] = "single-story-house"
+        return keys
+    terrain = _FEATURE_TERRAIN.get(t.name)
+    if terrain is None:
+        return None
+    keys = {"terrain": terrain}
+    if terrain == "rubble":
+        keys["building"] = "stone" if t.name.startswith("Stone") else "wooden"
+    return keys
+
+
+class ThreadSample:
+    """The depiction codes under one thread, one sample per pixel step (see :meth:`ArtworkRaster.sample`).
+
+    ``between(t0, t1)`` gives the codes met between two parameters of the thread (0 at its start, 1 at
+    its end), both ends included.
+    """
+
+    __slots__ = ("codes", "n")
+
+    def __init__(self, codes: list[int], n: int) -> None:
+        self.codes = codes
+        self.n = n
+
+    def between(self, t0: float, t1: float) -> frozenset[int]:
+        """The codes met strictly inside [t0, t1]: the samples within one pixel step of either end are
+        left out, because the pixel holding a hexside or vertex point may be the neighbouring hex's
+        artwork; a stretch shorter than three steps gives its middle sample."""
+        n = self.n
+        a = math.ceil(t0 * n - 1e-9) + 1
+        b = math.floor(t1 * n + 1e-9) - 1
+        if b < a:
+            a = b = min(max(round((t0 + t1) * n / 2), 0), n)
+        return frozenset(self.codes[a : b + 1])
+
+
+class ArtworkRaster:
+    """The terrain artwork of VASL boards placed on a map grid: what a thread meets where it is drawn.
+
+    A6.1 traces LOS over the terrain *as depicted*; VASL does this by walking the thread pixel by
+    pixel over the board's LOS raster. This class holds the rasters of one or more boards pasted into
+    one frame, each pixel reduced to a *depiction code*: a feature (woods, a building of a given type,
+    brush, grain, orchard, graveyard, rubble, or none) and the ground elevation under it. The LOS
+    engine asks it which features a stretch of thread meets; the rules (heights, Hindrances, Blind
+    Hexes) stay the engine's.
+
+    :param boards: ``(archive, column offset, row offset)`` per board, as the map places them; offsets
+        must be even, so that a board keeps its column parity and whole-pixel position (a board to the
+        right of a 33-column board is at column offset 32: its column A is the first board's GG).
+    :param table: VASL's terrain table (default: the one in :func:`vasl_data_dir`).
+
+    Coordinates: a point of :mod:`asl_terrain.grid`'s scaled integer frame ``(X, Y)`` (a hex centre
+    is ``(3·col, 2·row + col % 2)``) is the pixel ``(18.75·X, 32.25·(Y − 1))``. This maps grid.py's
+    regular hexes exactly onto VASL's slightly wider ones, so a thread's parameter ``t`` is the same in
+    both frames.
+    """
+
+    def __init__(self, boards: Sequence[tuple[BoardArchive, int, int]], table: TerrainTable | None = None) -> None:
+        if not boards:
+            raise MapError("an artwork depiction needs at least one board")
+        table = table if table is not None else load_terrain_table()
+        self.table = table
+        features: list[dict[str, Any]] = [{}]
+        fid_of = np.zeros(256, dtype=np.uint16)
+        for code in range(256):
+            t = table.types.get(code)
+            keys = _feature_keys(t) if t is not None else None
+            if keys is None:
+                continue
+            if keys not in features:
+                features.append(keys)
+            fid_of[code] = features.index(keys)
+        self.features: tuple[dict[str, Any], ...] = tuple(features)
+        width = max(int(dc * HEX_WIDTH) + b.grid_width for b, dc, _ in boards)
+        height = max(int(dr * HEX_HEIGHT) + b.grid_height for b, _, dr in boards)
+        comb = np.full((width, height), _ELEV_BIAS, dtype=np.uint16)
+        self.placements: tuple[tuple[str, int, int], ...] = ()
+        self.archives: tuple[tuple[BoardArchive, int, int], ...] = tuple(boards)
+        placed = []
+        for b, dc, dr in boards:
+            if dc % 2 or dr % 2 or dc < 0 or dr < 0:
+                raise MapError(f"board {b.archive_name} at column offset {dc}, row offset {dr}: offsets must be "
+                               "even and not negative")
+            x0, y0 = int(dc * HEX_WIDTH), int(dr * HEX_HEIGHT)
+            codes = fid_of[b.terrain] * _CODE_STEP + (b.elevation.astype(np.int16) + _ELEV_BIAS).astype(np.uint16)
+            comb[x0 : x0 + b.grid_width, y0 : y0 + b.grid_height] = codes
+            placed.append((b.archive_name, dc, dr))
+        self.placements = tuple(placed)
+        self.width, self.height = width, height
+        cols = max(dc + b.width for b, dc, _ in boards)
+        rows = max(dr + b.height for b, _, dr in boards)
+        self.geometry = BoardGeometry(cols, rows, width, height)
+        self._flat: np.ndarray = comb.reshape(-1)
+        self._raster = comb
+        self._los_points: dict[tuple[float, float], tuple[float, float]] = {}
+        self._offsets: dict[tuple[int, int], np.ndarray] = {}
+        self._hex_codes: dict[Hex, frozenset[int]] = {}
+        for b, dc, dr in boards:
+            for col, row in b.geometry.hexes:
+                h = (col + dc, row + dr)
+                self._hex_codes[h] = self._hex_codes.get(h, frozenset()) | self._codes_in_hex(*h)
+
+    # -- codes
+    @staticmethod
+    def decode(code: int) -> tuple[int, int]:
+        """``(feature id, ground elevation)`` of a depiction code."""
+        return code // _CODE_STEP, code % _CODE_STEP - _ELEV_BIAS
+
+    def code_at(self, x: int, y: int) -> int:
+        """The depiction code of pixel (x, y) of the combined frame (open ground at level 0 off it)."""
+        if 0 <= x < self.width and 0 <= y < self.height:
+            return int(self._raster[x, y])
+        return _ELEV_BIAS
+
+    @staticmethod
+    def pixel(point: tuple[float, float]) -> tuple[float, float]:
+        """The pixel position of a point of grid.py's scaled frame."""
+        return point[0] * _GRID_X, (point[1] - 1) * _GRID_Y
+
+    def los_point(self, point: tuple[float, float]) -> tuple[float, float]:
+        """Where a thread starts or ends in the raster: a hex's centre dot is its centre *pixel*, as VASL
+        takes it (truncated, and pulled in by one pixel on the right and bottom edges); any other point
+        (a Bypass vertex) is exact. A pixel (x, y) covers [x, x + 1) x [y, y + 1)."""
+        x, y = self.pixel(point)
+        gx, gy = point
+        if gx % 3 == 0 and (gy - (gx // 3) % 2) % 2 == 0:
+            return float(min(max(int(x), 0), self.width - 1)), float(min(max(int(y), 0), self.height - 1))
+        return x, y
+
+    def _codes_in_hex(self, col: int, row: int) -> frozenset[int]:
+        """Every code of the pixels touching the hex (its hexagon grown by 1.5 px)."""
+        cx, cy = col * HEX_WIDTH, row * HEX_HEIGHT - _HALF_HEIGHT * (1 - col % 2)
+        x0, x1 = max(int(cx - _SIDE - 2), 0), min(int(cx + _SIDE + 2) + 1, self.width)
+        y0, y1 = max(int(cy - _HALF_HEIGHT - 2), 0), min(int(cy + _HALF_HEIGHT + 2) + 1, self.height)
+        if x0 >= x1 or y0 >= y1:
+            return frozenset()
+        xs = np.arange(x0, x1, dtype=np.float64)[:, None] + 0.5
+        ys = np.arange(y0, y1, dtype=np.float64)[None, :] + 0.5
+        ax, ay = np.abs(xs - cx), np.abs(ys - cy)
+        grow = 1.5
+        inside = (ay <= _HALF_HEIGHT + grow) & (ax / (_SIDE + grow) + ay / (HEX_HEIGHT + 2 * grow) <= 1)
+        return frozenset(np.unique(self._raster[x0:x1, y0:y1][inside]).tolist())
+
+    def thread_pixels(self, p: tuple[float, float], q: tuple[float, float]) -> list[tuple[int, int]]:
+        """The pixels :meth:`sample` reads for the thread from ``p`` to ``q``, in order."""
+        x0, y0 = self.los_point(p)
+        x1, y1 = self.los_point(q)
+        n = max(int(math.ceil(max(abs(x1 - x0), abs(y1 - y0)))), 1)
+        out = []
+        for k in range(n + 1):
+            if float(x1 - x0).is_integer() and float(y1 - y0).is_integer():
+                x = int(x0) + (k * int(x1 - x0)) // n
+                y = int(y0) + (k * int(y1 - y0)) // n
+            else:
+                x, y = math.floor(x0 + k * (x1 - x0) / n), math.floor(y0 + k * (y1 - y0) / n)
+            out.append((x, y))
+        return out
+
+    def hexes_of_pixels(self, pixels: Sequence[tuple[int, int]]) -> list[Hex | None]:
+        """The map hex (col, row) holding each pixel (None off the raster), in one vectorised pass."""
+        xs = np.array([p[0] for p in pixels], dtype=np.float64)
+        ys = np.array([p[1] for p in pixels], dtype=np.float64)
+        ok = (xs >= 0) & (xs < self.width) & (ys >= 0) & (ys < self.height)
+        idx = self.geometry._hex_indices(np.where(ok, xs, 0), np.where(ok, ys, 0))
+        hexes = self.geometry.hexes
+        return [hexes[int(i)] if good and i >= 0 else None for i, good in zip(idx.tolist(), ok.tolist())]
+
+    def hex_of_pixel(self, x: int, y: int) -> Hex | None:
+        """The map hex (col, row) holding pixel (x, y), or None off the raster."""
+        if not (0 <= x < self.width and 0 <= y < self.height):
+            return None
+        return self.geometry.hexes[int(self.geometry._hex_indices(np.array([x]), np.array([y]))[0])]
+
+    def hex_codes(self, col: int, row: int) -> frozenset[int]:
+        """The depiction codes drawn in a hex (empty for a hex on no board)."""
+        return self._hex_codes.get((col, row), frozenset())
+
+    def sample(self, p: tuple[float, float], q: tuple[float, float], shift: float = 0.0) -> ThreadSample:
+        """The codes under the thread from grid point ``p`` to ``q``: one sample per pixel step.
+
+        Like VASL's walk, the thread is followed one pixel at a time along its longer axis; each
+        sample takes the pixel it falls in. Between two centre pixels the pixel offsets depend only on
+        the difference of the two pixels, so they are computed once per difference and reused.
+        ``shift`` moves the whole thread that many pixels to its left (negative: right), for the A6.1
+        borderline test.
+        """
+        a = self._los_points.get(p)
+        if a is None:
+            a = self._los_points[p] = self.los_point(p)
+        b = self._los_points.get(q)
+        if b is None:
+            b = self._los_points[q] = self.los_point(q)
+        x0, y0 = a
+        x1, y1 = b
+        dx, dy = x1 - x0, y1 - y0
+        if shift:
+            length = math.hypot(dx, dy) or 1.0
+            nx, ny = dy / length * shift, -dx / length * shift
+            x0, y0, x1, y1 = x0 + nx, y0 + ny, x1 + nx, y1 + ny
+        if not shift and dx.is_integer() and dy.is_integer():
+            key = (int(dx), int(dy))
+            offsets = self._offsets.get(key)
+            if offsets is None:
+                n = max(abs(key[0]), abs(key[1]), 1)
+                ks = np.arange(n + 1, dtype=np.int64)
+                ox = np.floor_divide(ks * key[0], n)
+                oy = np.floor_divide(ks * key[1], n)
+                offsets = self._offsets[key] = (ox * self.height + oy).astype(np.intp)
+            start = int(x0) * self.height + int(y0)
+            return ThreadSample(self._flat[start + offsets].tolist(), len(offsets) - 1)
+        n = max(int(math.ceil(max(abs(dx), abs(dy)))), 1)
+        steps = np.arange(n + 1, dtype=np.float64)
+        xs = np.floor(x0 + steps * (dx / n)).astype(np.intp)
+        ys = np.floor(y0 + steps * (dy / n)).astype(np.intp)
+        ok = (xs >= 0) & (xs < self.width) & (ys >= 0) & (ys < self.height)
+        codes = np.full(xs.shape, _ELEV_BIAS, dtype=np.uint16)
+        codes[ok] = self._flat[xs[ok] * self.height + ys[ok]]
+        return ThreadSample(cast("list[int]", codes.tolist()), n)
+
+
+# --------------------------------------------------------------------------------------------------
+# layouts of several boards, and the import of one or more boards into a map
+
+
+class _ComposedBoard(BoardArchive):
+    """Several board archives pasted into one frame, read as if they were one board.
+
+    The rasters are pasted at each board's pixel offset, hex names in the metadata (building types,
+    slopes, stairways) are translated to the composed grid, and the SSR overlays of board *i* are read
+    from it under the name ``"<i>:<image>"``. Where two boards meet, their half hexes become one hex
+    whose pixels come from both halves (A2.2).
+    """
+
+    def __init__(self, boards: Sequence[tuple[BoardArchive, int, int]]) -> None:
+        width = max(dc + b.width for b, dc, _ in boards)
+        height = max(dr + b.height for b, _, dr in boards)
+        geo = BoardGeometry(width, height, int((width - 1) * HEX_WIDTH), int(height * HEX_HEIGHT))
+        elevation = np.zeros((geo.grid_width, geo.grid_height), dtype=np.int8)
+        terrain = np.zeros((geo.grid_width, geo.grid_height), dtype=np.uint8)
+        building_types: dict[str, str] = {}
+        slopes: dict[str, tuple[int, ...]] = {}
+        overlays: list[OverlayRule] = []
+        stairways: set[str] = set()
+        members: list[str] = []
+        covered: set[Hex] = set()
+        for i, (b, dc, dr) in enumerate(boards):
+            if dc % 2 or dr % 2 or dc < 0 or dr < 0:
+                raise MapError(f"board {b.archive_name} at column offset {dc}, row offset {dr}: offsets must be "
+                               "even and not negative")
+            x0, y0 = int(dc * HEX_WIDTH), int(dr * HEX_HEIGHT)
+            w, h = min(b.grid_width, geo.grid_width - x0), min(b.grid_height, geo.grid_height - y0)
+            elevation[x0 : x0 + w, y0 : y0 + h] = b.elevation[:w, :h]
+            terrain[x0 : x0 + w, y0 : y0 + h] = b.terrain[:w, :h]
+
+            def moved(name: str, dc: int = dc, dr: int = dr) -> str:
+                c, r = _parse_hex(name)
+                return _hex_name((c + dc, r + dr))
+
+            for hex_name, type_name in b.metadata.building_types.items():
+                building_types[moved(hex_name)] = type_name
+            for hex_name, sides in b.metadata.slopes.items():
+                slopes[moved(hex_name)] = sides
+            stairways.update(moved(n) for n in b.stairways)
+            for rule in b.metadata.overlays:
+                overlays.append(OverlayRule(rule.name, f"{i}:{rule.image}", rule.x + x0, rule.y + y0))
+            members.extend(f"{i}:{m}" for m in b.members)
+            covered.update((c + dc, r + dr) for c, r in b.geometry.hexes)
+        elevation.setflags(write=False)
+        terrain.setflags(write=False)
+        first = boards[0][0]
+        metadata = BoardMetadata(
+            name="+".join(b.name for b, _, _ in boards),
+            version="",
+            version_date="",
+            author="",
+            image_name="",
+            has_hills=any(b.metadata.has_hills for b, _, _ in boards),
+            width=width,
+            height=height,
+            building_types=building_types,
+            slopes=slopes,
+            overlays=tuple(overlays),
+            underlays=(),
+            colors={},
+            attributes={},
+        )
+        super().__init__(first.path, metadata, geo, elevation, terrain, frozenset(stairways), tuple(members))
+        self.boards = tuple(boards)
+        self.covered = frozenset(covered)
+
+    @property
+    def archive_name(self) -> str:
+        return "+".join(b.archive_name for b, _, _ in self.boards)
+
+    def read(self, member: str) -> bytes:
+        i, _, name = member.partition(":")
+        if not i.isdigit() or int(i) >= len(self.boards):
+            raise MapError(f"{self.archive_name}: no {member!r} in the composed boards")
+        return self.boards[int(i)][0].read(name)
+
+
+def parse_layout(text: str) -> list[list[str]]:
+    """``"bd01,bd02;bd03,bd04"`` → rows of board names, top to bottom, each left to right."""
+    rows = [[name.strip() for name in row.split(",")] for row in text.split(";")]
+    if not rows or any(not name for row in rows for name in row):
+        raise MapError(f"layout {text!r}: expected board names separated by ',' (left to right) and ';' (rows, top "
+                       'to bottom), e.g. "bd01,bd02;bd03,bd04"')
+    return rows
+
+
+def board_prefix(board: BoardArchive) -> str:
+    """A board's hex prefix, from its name: ``"01"`` → ``"1"`` (so ``1Y10``), ``"BFPL"`` → ``"Bfpl"``
+    (the map format's prefixes are digits, or a capital and lower-case letters)."""
+    name = board.name.strip()
+    if name.isdigit():
+        return str(int(name))
+    letters = "".join(ch for ch in name if ch.isalpha())
+    return letters[:1].upper() + letters[1:].lower() if letters else ""
+
+
+class BoardImport(NamedTuple):
+    """The result of :func:`import_boards`: the map dict (with its ``[depiction]``), what could not be
+    carried, and the boards as placed (archive, column offset, row offset, prefix)."""
+
+    map: dict[str, Any]
+    unsupported: list[str]
+    placements: list[tuple[BoardArchive, int, int, str]]
+
+
+def import_boards(
+    archives: Sequence[BoardArchive | str | Path],
+    table: TerrainTable | None = None,
+    *,
+    layout: str | None = None,
+    name: str | None = None,
+    archive_refs: Mapping[str, str] | None = None,
+    terrain_table_ref: str | None = None,
+) -> BoardImport:
+    """A map of one board, or of several boards in a layout, with the artwork as its depiction.
+
+    :param archives: the board archives (paths, archive names, or read archives).
+    :param layout: ``"bd01,bd02;bd03,bd04"``: rows of boards, top to bottom, left to right, each named
+        by its archive name (or file name); default: the archives side by side, in order. Boards in a
+        row overlap by a column (the right board's column A is the left board's GG column), rows by a
+        row; the half hexes where they meet become whole hexes (A2.2).
+    :param archive_refs: how the map file should name each archive (archive name → text written to
+        ``[[depiction.board]].archive``); default: the archive name.
+    :returns: the map dict: a single board keeps its number as the map's prefix (``1Y10``); a layout's
+        hexes are named on the whole map's grid, and each board's own names are accepted through its
+        prefix (``[[depiction.board]].prefix``).
+    :raises MapError: an archive that cannot be read, a layout naming an archive not given.
+    """
+    boards = [a if isinstance(a, BoardArchive) else read_board(a) for a in archives]
+    if not boards:
+        raise MapError("no board archive to import")
+    table = table if table is not None else load_terrain_table()
+    by_name: dict[str, BoardArchive] = {}
+    for b in boards:
+        by_name.setdefault(b.archive_name, b)
+        by_name.setdefault(b.path.name, b)
+    rows = parse_layout(layout) if layout else [[b.archive_name for b in boards]]
+    placed: list[tuple[BoardArchive, int, int]] = []
+    dr = 0
+    for row in rows:
+        dc = 0
+        row_height = 0
+        for board_name in row:
+            found = by_name.get(board_name)
+            if found is None:
+                raise MapError(f"layout names board {board_name!r}, but the archives given are "
+                               f"{', '.join(x.archive_name for x in boards)}")
+            b = found
+            placed.append((b, dc, dr))
+            dc += b.width - 1 if (b.width - 1) % 2 == 0 else b.width
+            row_height = max(row_height, b.height)
+        dr += row_height if row_height % 2 == 0 else row_height + 1
+    prefixes: list[str] = []
+    for b, _, _ in placed:
+        p = board_prefix(b)
+        prefixes.append(p if p and p not in prefixes else "")
+    if len(placed) == 1:
+        board, _, _ = placed[0]
+        derived = derive_board(board, table)
+        covered: frozenset[Hex] = frozenset(board.geometry.hexes)
+    else:
+        composed = _ComposedBoard(placed)
+        derived = derive_board(composed, table)
+        covered = composed.covered
+        derived.hexes = {h: t for h, t in derived.hexes.items() if h in covered}
+        derived.hexsides = {k: v for k, v in derived.hexsides.items() if k[0] in covered and k[1] in covered}
+    title = name if name is not None else (
+        f"VASL board {placed[0][0].name}" if len(placed) == 1 else
+        "VASL boards " + "; ".join(", ".join(n for n in row) for row in rows))
+    map_prefix = prefixes[0] if len(placed) == 1 else ""
+    out = _emit_map([(derived, 0, 0)], name=title, prefix=map_prefix)
+    refs = archive_refs or {}
+    depiction: dict[str, Any] = {"kind": "vasl"}
+    if terrain_table_ref:
+        depiction["terrain_table"] = terrain_table_ref
+    depiction["board"] = [
+        {"archive": refs.get(b.archive_name, b.archive_name), "prefix": p, "column": dc, "row": dr,
+         "columns": b.width, "rows": b.height}
+        for (b, dc, dr), p in zip(placed, prefixes)
+    ]
+    out["depiction"] = depiction
+    unsupported = derived.unsupported_lines()
+    for (b, _, _), p in zip(placed, prefixes):
+        if not p:
+            unsupported.append(f"board prefix: {b.archive_name} has no prefix of its own (its name {b.name!r} "
+                               "is used by another board or gives none); name its hexes on the map's grid")
+    return BoardImport(out, unsupported, [(b, dc, dr, p) for (b, dc, dr), p in zip(placed, prefixes)])
+
+
+# --------------------------------------------------------------------------------------------------
+# the board artwork as a picture, aligned with asl_terrain.render's drawing of the map
+
+
+def _png(rgba: np.ndarray) -> bytes:
+    """A PNG file of an RGBA image shaped (height, width, 4), uint8."""
+    import zlib
+
+    h, w, _ = rgba.shape
+    raw = np.zeros((h, 1 + 4 * w), dtype=np.uint8)  # filter byte 0 (None) per row
+    raw[:, 1:] = rgba.reshape(h, 4 * w)
+
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data) & 0xFFFFFFFF)
+
+    header = struct.pack(">IIBBBBB", w, h, 8, 6, 0, 0, 0)
+    return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IDAT", zlib.compress(raw.tobytes(), 6))
+            + chunk(b"IEND", b""))
+
+
+def artwork_png(
+    boards: Sequence[tuple[BoardArchive, int, int]],
+    columns: tuple[int, int],
+    rows: tuple[int, int],
+    scale: float = 1.0,
+) -> bytes:
+    """The boards' images as one PNG covering exactly the extent :func:`asl_terrain.render.map_svg`
+    draws for a map of these columns and rows (from the W vertex of the first column to the E vertex
+    of the last, from the top of the highest hex to the bottom of the lowest), so that it can be passed
+    as ``board_image``. Outside the boards the picture is transparent.
+
+    :param boards: ``(archive, column offset, row offset)`` per board, as placed on the map.
+    :param columns: the map's first and last column index; ``rows``: its first and last row.
+    :param scale: the picture's size relative to the boards' own pixels (0.5 halves it).
+    """
+    c0, c1 = columns
+    r0, r1 = rows
+    parities = {c % 2 for c in range(c0, c1 + 1)}
+    gx0, gx1 = 3 * c0 - 2, 3 * c1 + 2
+    gy0 = 2 * r0 + min(parities) - 1
+    gy1 = 2 * r1 + max(parities) + 1
+    px0, py0 = gx0 * _GRID_X, (gy0 - 1) * _GRID_Y
+    px1, py1 = gx1 * _GRID_X, (gy1 - 1) * _GRID_Y
+    out_w = max(int(round((px1 - px0) * scale)), 1)
+    out_h = max(int(round((py1 - py0) * scale)), 1)
+    canvas = np.zeros((out_h, out_w, 4), dtype=np.uint8)
+    # source pixel of each output pixel (nearest), in the combined boards' frame
+    sx = np.floor(px0 + (np.arange(out_w) + 0.5) / scale).astype(np.int64)
+    sy = np.floor(py0 + (np.arange(out_h) + 0.5) / scale).astype(np.int64)
+    for b, dc, dr in boards:
+        indices, palette, transparent = _decode_gif(b.image_bytes(), f"{b.path}:{b.image_name}")
+        x0, y0 = int(dc * HEX_WIDTH), int(dr * HEX_HEIGHT)
+        lx, ly = sx - x0, sy - y0
+        okx = (lx >= 0) & (lx < indices.shape[0])
+        oky = (ly >= 0) & (ly < indices.shape[1])
+        if not okx.any() or not oky.any():
+            continue
+        cols, rws = np.nonzero(okx)[0], np.nonzero(oky)[0]
+        idx = indices[np.ix_(lx[cols], ly[rws])].T  # (rows, cols)
+        rgb = palette[np.minimum(idx, len(palette) - 1)] if len(palette) else np.zeros(idx.shape + (3,), np.uint8)
+        alpha = np.where(idx == transparent, 0, 255).astype(np.uint8) if transparent is not None else \
+            np.full(idx.shape, 255, np.uint8)
+        block = canvas[rws[0] : rws[-1] + 1, cols[0] : cols[-1] + 1]
+        block[..., :3] = np.where(alpha[..., None] > 0, rgb, block[..., :3])
+        block[..., 3] = np.maximum(block[..., 3], alpha)
+    return _png(canvas)
+
+
+# --------------------------------------------------------------------------------------------------
+# loading a map's artwork depiction ([depiction] of a map file)
+
+_ARTWORK_CACHE: dict[tuple[Any, ...], ArtworkRaster] = {}
+
+
+def _resolve_archive(ref: str, base: str) -> Path | str:
+    p = Path(ref)
+    if not p.is_absolute() and base and (Path(base) / p).exists():
+        return Path(base) / p
+    if p.exists():
+        return p
+    return ref  # an archive name, looked up in the VASL data directory by read_board
+
+
+def load_artwork(depiction: Any) -> ArtworkRaster:
+    """The :class:`ArtworkRaster` of a map's ``[depiction]`` (a :class:`asl_terrain.model.Depiction`):
+    its boards' archives read (paths relative to the map file, or archive names in the VASL data
+    directory) and placed. Cached per depiction.
+
+    :raises MapError: an archive or the terrain table cannot be found or read.
+    """
+    key = (depiction.base, depiction.terrain_table,
+           tuple((b.archive, b.column, b.row) for b in depiction.boards))
+    raster = _ARTWORK_CACHE.get(key)
+    if raster is None:
+        table = None
+        if depiction.terrain_table:
+            table = load_terrain_table(_resolve_archive(depiction.terrain_table, depiction.base))
+        boards = []
+        for b in depiction.boards:
+            try:
+                archive = read_board(_resolve_archive(b.archive, depiction.base))
+            except MapError as exc:
+                raise MapError(f"the map's artwork depiction needs board archive {b.archive!r}: {exc} "
+                               f"(paths are relative to the map file; archive names are looked up in the VASL "
+                               f"data directory, ${_ENV_VAR})") from None
+            boards.append((archive, b.column, b.row))
+        raster = _ARTWORK_CACHE[key] = ArtworkRaster(boards, table)
+    return raster
+
+
+def vasl_walk(start: tuple[int, int], end: tuple[int, int]) -> list[tuple[int, int]]:
+    """The pixels VASL 6's LOS walk visits from one integer pixel to another, in order (for diagnosis:
+    the cross-check uses it to see what VASL's thread touched).
+
+    VASL steps column by column from the start's column to the end's; in each column it takes every
+    row from where the thread enters the column to where it leaves it, truncated to whole pixels. Its
+    rise per column is the height difference divided by the number of columns *plus one*, and the last
+    column leaves at the end's row. On steep threads this walk is two pixels wide.
+    """
+    sx, sy = start
+    tx, ty = end
+    col_dir = -1 if tx < sx else 1
+    row_dir = -1 if ty < sy else 1
+    n_cols = abs(tx - sx) + 1
+    rise = (ty - sy) / n_cols
+    enter = float(sy)
+    leave = enter + rise
+    x = sx
+    out: list[tuple[int, int]] = []
+    for col in range(n_cols):
+        y = int(enter)
+        for _ in range(abs(int(leave) - int(enter)) + 1):
+            out.append((x, y))
+            y += row_dir
+        enter = leave
+        x += col_dir
+        leave = float(ty) if col + 2 == n_cols else leave + rise
+    return out

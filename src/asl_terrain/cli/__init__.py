@@ -141,7 +141,7 @@ def main() -> None:
         sys.exit(3)
 
 
-for _name in ("core", "movement", "los", "effects"):
+for _name in ("core", "movement", "los", "effects", "vasl"):
     try:
         importlib.import_module(f"{__name__}.{_name}")
     except ModuleNotFoundError as _e:

@@ -1,0 +1,620 @@
+"""VASL subcommands: ``import-vasl ARCHIVE... -o MAP.toml`` and ``vasl-check MAP ORACLE [--out DIR]``.
+
+``import-vasl`` turns VASL board archives (one board, or several in a ``--layout``) into a map file whose
+``[depiction]`` names the archives, so that LOS follows the boards' artwork (A6.1); what the map format
+cannot carry is listed on stderr and in a comment block at the top of the file.
+
+``vasl-check`` runs every ordered pair of hex centres of a VASL oracle file through the LOS engine,
+prints the blocked/clear agreement with VASL (overall, on the pairs VASL sees as clear, and per VASL
+reason), and writes the disagreements grouped by cause, each cause with the rule that decides it and an
+example picture of the thread on the board (``--out DIR``).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Optional
+
+import typer
+from rich.table import Table
+
+from .. import vasl
+from ..chart import Chart
+from ..errors import UserError
+from ..grid import Hex
+from ..model import Location, Map
+from . import app, console, err_console, get_chart
+
+# ------------------------------------------------------------------------------------------- import
+
+
+def _archive_ref(arg: str, out_dir: Path) -> str:
+    """How the map file names an archive given on the command line: a bare archive name stays a name
+    (looked up in the VASL data directory); a path is written relative to the map file."""
+    p = Path(arg)
+    if os.sep not in arg and "/" not in arg and not p.exists():
+        return arg
+    try:
+        return os.path.relpath(p.resolve(), out_dir.resolve())
+    except ValueError:  # another drive (Windows)
+        return str(p.resolve())
+
+
+def _toml_value(v: Any) -> str:
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, (int, float)):
+        return repr(v)
+    if isinstance(v, str):
+        return json.dumps(v, ensure_ascii=False)  # a TOML basic string: JSON's escapes are TOML's
+    if isinstance(v, (list, tuple)):
+        return "[" + ", ".join(_toml_value(x) for x in v) + "]"
+    raise TypeError(f"cannot write {v!r} as a TOML value")
+
+
+def _toml_pairs(table: dict[str, Any], width: int = 110) -> list[str]:
+    lines = []
+    for k, v in table.items():
+        if isinstance(v, dict) or (isinstance(v, list) and v and isinstance(v[0], dict)):
+            continue
+        text = f"{k} = {_toml_value(v)}"
+        if len(text) > width and isinstance(v, list):  # wrap a long array, several items a line
+            items = [_toml_value(x) for x in v]
+            rows, row = [], ""
+            for it in items:
+                if row and len(row) + len(it) + 2 > width - 4:
+                    rows.append(row)
+                    row = ""
+                row += ("" if not row else " ") + it + ","
+            rows.append(row)
+            text = f"{k} = [\n" + "\n".join("    " + r for r in rows) + "\n]"
+        lines.append(text)
+    return lines
+
+
+def map_toml(data: dict[str, Any], notes: Sequence[str]) -> str:
+    """The map as TOML text (the map format's tables and arrays of tables, one level of nesting), with
+    ``notes`` as a comment block at the top."""
+    out = [f"# {line}" for line in notes]
+    if out:
+        out.append("")
+    out += _toml_pairs(data)
+
+    def tables(prefix: str, table: dict[str, Any]) -> None:
+        for k, v in table.items():
+            if isinstance(v, dict):
+                out.extend(["", f"[{prefix}{k}]", *_toml_pairs(v)])
+                tables(f"{prefix}{k}.", v)
+            elif isinstance(v, list) and v and isinstance(v[0], dict):
+                for item in v:
+                    out.extend(["", f"[[{prefix}{k}]]", *_toml_pairs(item)])
+                    tables(f"{prefix}{k}.", {kk: vv for kk, vv in item.items() if isinstance(vv, (dict, list))})
+
+    tables("", data)
+    return "\n".join(out) + "\n"
+
+
+@app.command("import-vasl")
+def import_vasl(
+    archives: list[str] = typer.Argument(..., metavar="ARCHIVE...", help="VASL board archives: paths, or archive "
+                                         "names (bd01) looked up in the VASL data directory ($ASL_TERRAIN_VASL)."),
+    output: Path = typer.Option(..., "-o", "--output", help="The map file to write (TOML)."),
+    terrain_table: Optional[Path] = typer.Option(None, "--terrain-table", help="VASL's SharedBoardMetadata.xml "
+                                                 "(default: the VASL data directory's)."),
+    layout: Optional[str] = typer.Option(None, "--layout", help='Rows of boards, e.g. "bd01,bd02;bd03,bd04" (left '
+                                         "to right, rows top to bottom); default: side by side."),
+    name: Optional[str] = typer.Option(None, "--name", help="The map's name."),
+) -> None:
+    """Import VASL boards as a map: Base Levels, hex and hexside terrain, slopes, and the artwork as the
+    hexes' depiction for LOS (A6.1). Lists what the map format cannot carry."""
+    start = time.perf_counter()
+    table = vasl.load_terrain_table(terrain_table) if terrain_table else vasl.load_terrain_table()
+    read = [vasl.read_board(a) for a in archives]
+    out_dir = output.parent if str(output.parent) else Path(".")
+    refs = {b.archive_name: _archive_ref(a, out_dir) for a, b in zip(archives, read)}
+    table_ref = _archive_ref(str(terrain_table), out_dir) if terrain_table else None
+    result = vasl.import_boards(read, table, layout=layout, name=name, archive_refs=refs,
+                                terrain_table_ref=table_ref)
+    Map.from_data(result.map, source=str(output))  # what we write must load
+    notes = [f"Imported from VASL board archive{'s' if len(read) > 1 else ''} "
+             f"{', '.join(b.archive_name for b in read)} by asl-terrain import-vasl."]
+    if result.unsupported:
+        notes.append("Not carried (the map format cannot express these; they are left out):")
+        notes.extend(f"  - {line}" for line in result.unsupported)
+    else:
+        notes.append("Everything on the boards was carried.")
+    output.write_text(map_toml(result.map, notes), encoding="utf-8")
+    for line in result.unsupported:
+        err_console.print(f"not carried: {line}", soft_wrap=True)
+    boards = ", ".join(f"{b.archive_name} (prefix {p or '-'}, column {dc}, row {dr})"
+                       for b, dc, dr, p in result.placements)
+    console.print(f"wrote {output}: {boards}; {len(result.unsupported)} kinds of feature not carried "
+                  f"({time.perf_counter() - start:.2f} s)")
+
+
+# ------------------------------------------------------------------------------------------- cross-check
+
+
+@dataclass(frozen=True)
+class Cause:
+    """A class of disagreement with VASL, the rule that decides it, and who is right by that rule."""
+
+    key: str
+    title: str
+    rule: str
+    verdict: str  # "VASL" (VASL is wrong by the rule), "asl-terrain", "borderline", or "limit"
+    explanation: str
+
+
+CAUSES: dict[str, Cause] = {c.key: c for c in (
+    Cause("hindrance-count", "Hindrances counted per hex, not per range", "A6.7", "VASL",
+          "Each Hindrance hex the thread crosses adds its DRM, and a total of six blocks (A6.7, B.10). VASL keeps "
+          "only the largest Hindrance at each range from the viewer, so two Hindrance hexes at one range (a "
+          "thread along a hexside, or through hexes the same distance away) count once in VASL."),
+    Cause("graze", "The thread grazes a depiction's edge", "A6.1", "borderline",
+          "The deciding terrain lies within a pixel or two of the thread: VASL's walk (two pixels wide on steep "
+          "threads, and with a slightly shallower slope) touches it where asl-terrain's one-pixel thread does "
+          "not, or the reverse. A6.1 traces a thread from centre dot to centre dot; a thread that only grazes "
+          "the edge of the artwork is the borderline case the engine reports as `borderline`."),
+    Cause("hexside-vertex", "Wall or hedge touched at a vertex", "B9.2", "borderline",
+          "The thread passes through a vertex where wall or hedge hexsides end (or runs along one), touching "
+          "the wall's corner without crossing from one side of the wall to the other. asl-terrain rules a wall "
+          "as hexside terrain that blocks a same-level thread crossing its hexside (B9.2), not one of the "
+          "firer's or target's own hexsides, and a wall run along lengthwise only if it does not touch their "
+          "hexes; a thread that only touches the wall at a vertex does not cross it. VASL blocks wherever its "
+          "walk meets the wall's pixels, which are drawn across the vertex. A vertex case: VASL's documentation "
+          "lists vertex cases among its known gaps."),
+    Cause("hexside-near-end", "Walls near the firer or target", "B9.2", "asl-terrain",
+          "The thread crosses a wall or hedge hexside one hex away from the firer or the target. B9.2 exempts only "
+          "the hexsides of the firer's and the target's own hexes; VASL also passes over wall and hedge pixels "
+          "whose nearest hexside location is in a hex adjacent to them, or on a hexspine of their hexes."),
+    Cause("hexside-level", "Walls on hills", "B9.2", "asl-terrain",
+          "A wall or hedge on a hexside between two Base Levels, crossed by a LOS between two Locations at the "
+          "higher level. asl-terrain stands the wall half a level above the higher of its two hexes, so it "
+          "blocks that same-level LOS (B9.2; KGP's Hillside Walls, P6, are not among the rules it decides); "
+          "VASL tests wall pixels only when both ends are at the ground level drawn under the pixel, here the "
+          "lower side, so it never blocks."),
+    Cause("hexside-spill", "Wall or hedge artwork off its hexside", "B9.1", "asl-terrain",
+          "VASL blocks where the thread crosses wall or hedge pixels drawn beside a hexside that carries no "
+          "wall (the artwork of a short or thick wall spills past the hexside's end, or the hexside holds too "
+          "little of it to be a wall hexside). B9.1 makes a wall or hedge a hexside feature: what is not a "
+          "wall hexside does not block."),
+    Cause("crest", "Hill crest between Base Levels", "B10.2", "borderline",
+          "A hill's crest line is drawn a few pixels inside one of its hexes; VASL's walk and asl-terrain's "
+          "thread meet the higher ground over a different handful of pixels (B10.2: the thread is blocked by "
+          "higher ground it crosses as drawn)."),
+    Cause("blind-hex", "Blind Hexes behind a building", "B23.2", "asl-terrain",
+          "Both see the same building between a higher and a lower Location and differ on whether the lower "
+          "one lies in its Blind Hexes (A6.4). A multi-level building stands its top Location's level + ½ "
+          "(B23.2: a building with a 1st level is a 1½-level obstacle); VASL's Blind Hex formula uses whole-"
+          "level heights (1 for that building), so it finds one Blind Hex fewer behind it."),
+    Cause("cliff", "Cliff hexsides", "B11", "limit",
+          "The thread passes a cliff hexside. The map format has no cliffs yet, so the import lists them as "
+          "not carried and the engine sees only the hill levels either side; VASL counts the Blind Hexes behind "
+          "a cliff without the crest-line reduction (B10.23 applies to crests, not cliffs)."),
+    Cause("depression", "Depression rules (A6.3)", "A6.3", "asl-terrain",
+          "A Location IN a gully or stream: asl-terrain applies A6.3 hex by hex (the elevation difference must "
+          "be at least the range from the last hex within the depression); VASL tests pixel ground levels along "
+          "the walk."),
+    Cause("slope", "Slopes and orchards (P2.3)", "P2.3", "asl-terrain",
+          "One end is Up-Slope (¾ level higher, P2.3) and the thread passes an in-season orchard. VASL makes the "
+          "orchard's upper part block LOS to an Up-Slope Location (it treats the slope like a hillock); "
+          "asl-terrain keeps the orchard a Hindrance between Locations of one Base Level, Up-Slope or not "
+          "(judgment.orchard_same_base_level, B14.2 with P2.3), and the Up-Slope end sees over that 0-level "
+          "Hindrance (param.hindrance_height)."),
+    Cause("other", "Other", "A6.1", "asl-terrain",
+          "Not classified automatically; see the examples."),
+)}
+
+
+_VERDICTS = {"VASL": "VASL is wrong", "asl-terrain": "asl-terrain follows the rule",
+             "borderline": "borderline: either answer within a pixel or at a vertex",
+             "limit": "asl-terrain cannot express it yet"}
+
+
+@dataclass
+class Group:
+    """Disagreements of one cause and one pair of verdicts."""
+
+    cause: str
+    vasl: str
+    asl: str
+    count: int = 0
+    examples: list[tuple[str, str]] = field(default_factory=list)
+
+
+@dataclass
+class CrossCheck:
+    """The agreement of the LOS engine with a VASL oracle file."""
+
+    board: str
+    pairs: int = 0
+    agree: int = 0
+    vasl_clear: int = 0
+    vasl_clear_agree: int = 0
+    skipped_error: int = 0
+    skipped_same: int = 0
+    per_reason: dict[str, list[int]] = field(default_factory=dict)  # reason → [pairs, agree]
+    groups: dict[tuple[str, str, str], Group] = field(default_factory=dict)
+    seconds: float = 0.0
+
+    @property
+    def agreement(self) -> float:
+        return self.agree / self.pairs if self.pairs else 1.0
+
+    @property
+    def clear_agreement(self) -> float:
+        return self.vasl_clear_agree / self.vasl_clear if self.vasl_clear else 1.0
+
+    def per_cause(self) -> Counter[str]:
+        c: Counter[str] = Counter()
+        for g in self.groups.values():
+            c[g.cause] += g.count
+        return c
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "board": self.board,
+            "pairs": self.pairs,
+            "agreement": round(self.agreement, 5),
+            "vasl_clear_pairs": self.vasl_clear,
+            "vasl_clear_agreement": round(self.clear_agreement, 5),
+            "skipped": {"vasl_error": self.skipped_error, "same_hex": self.skipped_same},
+            "per_reason": {r: {"pairs": n, "agree": a, "agreement": round(a / n, 5)}
+                           for r, (n, a) in sorted(self.per_reason.items(), key=lambda kv: -kv[1][0])},
+            "per_cause": dict(self.per_cause().most_common()),
+            "causes": {k: {"title": c.title, "rule": c.rule, "verdict": c.verdict, "explanation": c.explanation}
+                       for k, c in CAUSES.items() if k in self.per_cause()},
+            "disagreements": [
+                {"cause": g.cause, "vasl": g.vasl, "asl_terrain": g.asl, "count": g.count,
+                 "examples": [f"{a} {b}" for a, b in g.examples]}
+                for g in sorted(self.groups.values(), key=lambda g: -g.count)
+            ],
+            "seconds": round(self.seconds, 2),
+        }
+
+
+def _oracle_paths(oracle: str) -> tuple[Path, str]:
+    """The oracle file and its board's archive name (``bd01``) from ``ORACLE`` (a file or a name)."""
+    p = Path(oracle)
+    if p.is_file():
+        stem = p.name[: -len(".los.gz")] if p.name.endswith(".los.gz") else p.stem
+        return p, stem
+    data = vasl.vasl_data_dir()
+    if data is not None and (data / "oracle" / f"{oracle}.los.gz").is_file():
+        return data / "oracle" / f"{oracle}.los.gz", oracle
+    raise UserError(f"{oracle}: no such oracle file (give BOARD.los.gz, or a board name such as bd01 found in "
+                    "the VASL data directory's oracle/)")
+
+
+def _placement(m: Map, board: str) -> tuple[int, int]:
+    """The column and row offsets of ``board`` on the map (0, 0 for a single-board map)."""
+    boards = m.depiction.boards
+    for b in boards:
+        if Path(b.archive).name == board:
+            return b.column, b.row
+    if len(boards) <= 1:
+        return 0, 0
+    raise UserError(f"the map's boards are {', '.join(Path(b.archive).name for b in boards)}; the oracle is for "
+                    f"{board}")
+
+
+def _vasl_levels(oracle_file: Path, board: str, raster: vasl.ArtworkRaster | None) -> dict[str, int]:
+    """VASL's base level of each hex (its centre Location's level), by the board's own hex names."""
+    tsv = oracle_file.with_name(f"{board}.hexes.tsv")
+    if tsv.is_file():
+        return {h.name: h.base_level for h in vasl.read_oracle_hexes(tsv)}
+    if raster is not None:
+        for archive, _, _ in raster.archives:
+            if archive.archive_name == board:
+                return {name: int(archive.elevation_at(*archive.hex_centre(name))) for name in
+                        (vasl.BoardGeometry.name(h) for h in archive.geometry.hexes)}
+    return {}
+
+
+def _verdict(r: Any) -> str:
+    if r.clear:
+        return "clear"
+    bb = r.blocked_by
+    return f"{bb.terrain} ({bb.rule})" if bb is not None else "blocked"
+
+
+def cross_check(m: Map, oracle: str, chart: Chart | None = None, *, examples: int = 8,
+                limit: int | None = None) -> CrossCheck:
+    """Run every ordered pair of ``oracle`` (VASL's ERROR and same-hex pairs left out) through the LOS
+    engine and compare blocked/clear.
+
+    VASL's centre Location is the hex's base Location, except in a stream or gully hex whose VASL base
+    level is the Crest level (a bridge over the depression): there it is the Crest-status Location.
+    """
+    from ..los import los
+
+    oracle_file, board = _oracle_paths(oracle)
+    dc, dr = _placement(m, board)
+    raster = vasl.load_artwork(m.depiction) if m.depiction.follows_artwork else None
+    levels = _vasl_levels(oracle_file, board, raster)
+    locs: dict[str, Location] = {}
+
+    def location(name: str) -> Location:
+        loc = locs.get(name)
+        if loc is None:
+            col, row = vasl._parse_hex(name)
+            h = Hex(col + dc, row + dr)
+            t = m.terrain(h)
+            place = "crest" if t.is_stream and levels.get(name) == t.level else ""
+            loc = locs[name] = Location(h, 0, place)  # type: ignore[arg-type]
+        return loc
+
+    res = CrossCheck(board)
+    start = time.perf_counter()
+    for n, line in enumerate(vasl.read_oracle(oracle_file)):
+        if limit is not None and n >= limit:
+            break
+        if line.blocked is None:
+            res.skipped_error += 1
+            continue
+        if line.from_hex == line.to_hex:
+            res.skipped_same += 1
+            continue
+        a, b = location(line.from_hex), location(line.to_hex)
+        r = los(m, a, b, chart=chart, borderline=False)
+        ok = (not r.clear) == line.blocked
+        res.pairs += 1
+        res.agree += ok
+        reason = line.reason if line.blocked else "clear"
+        slot = res.per_reason.setdefault(reason, [0, 0])
+        slot[0] += 1
+        slot[1] += ok
+        if not line.blocked:
+            res.vasl_clear += 1
+            res.vasl_clear_agree += ok
+        if not ok:
+            cause = classify(m, raster, line, los(m, a, b, chart=chart, borderline=True))
+            vasl_says = f"blocked: {line.reason}" if line.blocked else f"clear (hindrance {line.hindrance})"
+            key = (cause, vasl_says, _verdict(r))
+            g = res.groups.get(key)
+            if g is None:
+                g = res.groups[key] = Group(cause, vasl_says, _verdict(r))
+            g.count += 1
+            if len(g.examples) < examples:
+                g.examples.append((line.from_hex, line.to_hex))
+    res.seconds = time.perf_counter() - start
+    return res
+
+
+_OBSTACLE_REASONS = ("Terrain is higher", "Must have a height advantage", "blind hex", "Ground level is higher",
+                     "Half level terrain")
+
+
+def classify(m: Map, raster: vasl.ArtworkRaster | None, line: vasl.OracleLine, r: Any) -> str:
+    """The cause (a key of :data:`CAUSES`) of one disagreement with VASL; ``r`` is the engine's ruling
+    with its A6.1 ``borderline`` flag computed."""
+    from ..los import location_point
+
+    bb = r.blocked_by
+    vasl_reason = line.reason if line.blocked else ""
+    if not r.clear and bb is not None and bb.terrain.startswith("Hindrance total"):
+        return "hindrance-count"
+    if "up-slope" in vasl_reason.lower() or r.up_slope[0] or r.up_slope[1]:
+        return "slope"
+    if line.blocked and "Hindrance total" in vasl_reason:  # VASL met one more Hindrance hex's artwork
+        return "graze" if r.borderline else "other"
+    if "hexside terrain" in vasl_reason and r.clear:
+        if raster is None:
+            return "hexside-vertex"
+        p, q = location_point(r.a), location_point(r.b)
+        start = tuple(int(v) for v in raster.los_point(p))
+        end = tuple(int(v) for v in raster.los_point(q))
+        walk = vasl.vasl_walk(start, end)  # type: ignore[arg-type]
+        sides = _wall_pixel_hexsides(raster, walk, {r.a.hex, r.b.hex})
+        if any(not (m.hexside(hs).wall or m.hexside(hs).hedge) for hs in sides):
+            return "hexside-spill"
+        return "hexside-vertex"
+    if not r.clear and bb is not None and bb.hexside is not None and not line.blocked:
+        hs = bb.hexside
+        base = max(m.terrain(h).level for h in hs.hexes)
+        if r.elevations[0] != base or r.elevations[1] != base or \
+                any(m.terrain(h).level != base for h in hs.hexes):
+            return "hexside-level"
+        if any(h == e or h.is_adjacent(e) for h in hs.hexes for e in (r.a.hex, r.b.hex)):
+            return "hexside-near-end"
+        return "hexside-vertex"
+    if r.borderline:
+        return "graze"
+    if "depression" in vasl_reason.lower() or r.a.place == "crest" or r.b.place == "crest" or \
+            m.terrain(r.a.hex).is_stream or m.terrain(r.b.hex).is_stream:
+        return "depression"
+    if raster is not None and _meets_cliff(raster, r):
+        return "cliff"
+    if "blind hex" in vasl_reason or (bb is not None and r.blind):
+        return "blind-hex"
+    if "Ground level" in vasl_reason or "height advantage" in vasl_reason or \
+            (bb is not None and bb.rule in ("B10.2", "B10.23")):
+        return "crest"
+    return "other"
+
+
+def _meets_cliff(raster: vasl.ArtworkRaster, r: Any) -> bool:
+    """Whether VASL's walk for this ruling's thread crosses cliff pixels outside the two end hexes."""
+    from ..los import location_point
+
+    cliffs = {c for c, t in raster.table.types.items() if t.name == "Cliff"}
+    start = tuple(int(v) for v in raster.los_point(location_point(r.a)))
+    end = tuple(int(v) for v in raster.los_point(location_point(r.b)))
+    hits = []
+    for archive, dc, dr in raster.archives:
+        x0, y0 = int(dc * vasl.HEX_WIDTH), int(dr * vasl.HEX_HEIGHT)
+        for x, y in vasl.vasl_walk(start, end):  # type: ignore[arg-type]
+            lx, ly = x - x0, y - y0
+            if 0 <= lx < archive.grid_width and 0 <= ly < archive.grid_height and int(archive.terrain[lx, ly]) in cliffs:
+                hits.append((x, y))
+    ends = {(r.a.hex.col, r.a.hex.row), (r.b.hex.col, r.b.hex.row)}
+    return any(h is not None and h not in ends for h in (raster.hexes_of_pixels(hits) if hits else []))
+
+
+def _wall_pixel_hexsides(raster: vasl.ArtworkRaster, pixels: Sequence[tuple[int, int]],
+                         ends: set[Hex]) -> set[Any]:
+    """The hexsides nearest to the wall, hedge (and other hexside-terrain) pixels among ``pixels``,
+    leaving out pixels in the hexes ``ends``."""
+    from ..grid import Hex as GridHex, Hexside
+
+    geo = raster.geometry
+    codes = {c for c, t in raster.table.types.items() if t.is_hexside and t.name != "Cliff"}
+    hits: list[tuple[int, int]] = []
+    for archive, dc, dr in raster.archives:
+        x0, y0 = int(dc * vasl.HEX_WIDTH), int(dr * vasl.HEX_HEIGHT)
+        for x, y in pixels:
+            lx, ly = x - x0, y - y0
+            if 0 <= lx < archive.grid_width and 0 <= ly < archive.grid_height and int(archive.terrain[lx, ly]) in codes:
+                hits.append((x, y))
+    out: set[Any] = set()
+    skip = {(h.col, h.row) for h in ends}
+    for (x, y), h in zip(hits, raster.hexes_of_pixels(hits) if hits else []):
+        if h is None or h in skip:
+            continue
+        best = min(range(6), key=lambda k: sum(((a + b) / 2 - v) ** 2 for a, b, v in zip(*geo.hexside_segment(h[0], h[1], k), (x, y))))
+        nb = geo.neighbour(h[0], h[1], best)
+        if nb is not None:
+            out.add(Hexside.of(GridHex(*h), GridHex(*nb)))
+    return out
+
+
+# ------------------------------------------------------------------------------------------- pictures
+
+
+def example_svg(m: Map, a: str, b: str, *, dc: int = 0, dr: int = 0, chart: Chart | None = None,
+                vasl_says: str = "", size: float = 30.0, image: bytes | None = None) -> str:
+    """The thread between two hexes (named on the board, offset by its placement) drawn on the board's
+    artwork with the engine's verdict, cropped to the thread and a hex and a half around it."""
+    import math
+    import re
+
+    from ..los import los
+    from ..render import Mark, Thread, map_svg
+
+    def loc(name: str) -> Location:
+        col, row = vasl._parse_hex(name)
+        return Location(Hex(col + dc, row + dr))
+
+    r = los(m, loc(a), loc(b), chart=chart, borderline=True)
+    block = None
+    marks = []
+    if r.blocked_by is not None:
+        t = r.blocked_by.t
+        (x0, y0), (x1, y1) = r.start, r.end
+        block = (x0 + (x1 - x0) * t, y0 + (y1 - y0) * t)
+        marks.append(Mark(block, f"asl-terrain: {r.blocked_by.terrain} ({r.blocked_by.rule})", "error"))
+    if vasl_says:
+        marks.append(Mark(r.start, f"VASL: {vasl_says}", "note"))
+    label = ("clear" if r.clear else "blocked") + (" (borderline)" if r.borderline else "")
+    thread = Thread(r.start, r.end, r.clear, block, tuple(h.hex for h in r.hindrances), label)
+    svg = map_svg(m, size=size, threads=[thread], marks=marks, board_image=image, show_names=True)
+    # crop to the thread: scaled points → pixels as render draws them (grid.to_pixel)
+    gx = (r.start[0], r.end[0])
+    gy = (r.start[1], r.end[1])
+    left, right = (min(gx) - 5) * size / 2, (max(gx) + 5) * size / 2
+    top, bottom = (min(gy) - 3) * size * math.sqrt(3) / 2, (max(gy) + 3) * size * math.sqrt(3) / 2
+    w, h = right - left, bottom - top
+    head = re.search(r"<svg[^>]*>", svg)
+    assert head is not None
+    tag = head.group(0)
+    tag = re.sub(r'width="[^"]*"', f'width="{w:.1f}"', tag, count=1)
+    tag = re.sub(r'height="[^"]*"', f'height="{h:.1f}"', tag, count=1)
+    tag = re.sub(r'viewBox="[^"]*"', f'viewBox="{left:.1f} {top:.1f} {w:.1f} {h:.1f}"', tag, count=1)
+    return svg[: head.start()] + tag + svg[head.end():]
+
+
+def board_picture(m: Map, scale: float = 1.0) -> bytes | None:
+    """The map's board artwork as a PNG aligned with :func:`asl_terrain.render.map_svg`, or None."""
+    if not m.depiction.follows_artwork:
+        return None
+    raster = vasl.load_artwork(m.depiction)
+    g = m.grid
+    return vasl.artwork_png(raster.archives, (g.col_first, g.col_last), (g.row_first, g.row_last), scale)
+
+
+def write_report(m: Map, res: CrossCheck, out: Path, chart: Chart | None = None, pictures: bool = True) -> None:
+    """``summary.json``, ``summary.md`` and one example picture per disagreement group, in ``out``."""
+    from ..render import save
+
+    out.mkdir(parents=True, exist_ok=True)
+    data = res.to_json()
+    image = board_picture(m) if pictures else None
+    dc, dr = _placement(m, res.board)
+    groups = sorted(res.groups.values(), key=lambda g: -g.count)
+    for i, (g, entry) in enumerate(zip(groups, data["disagreements"])):
+        if not pictures or not g.examples:
+            continue
+        a, b = g.examples[0]
+        cause = CAUSES[g.cause]
+        name = f"{i + 1:02d}-{g.cause}.png"
+        save(example_svg(m, a, b, dc=dc, dr=dr, chart=chart, vasl_says=g.vasl, image=image), out / name)
+        entry["picture"] = name
+        entry["picture_caption"] = (f"{res.board} {a} → {b}. VASL: {g.vasl}. asl-terrain: {g.asl}. Cause: "
+                                    f"{cause.title} ({cause.rule}); {g.count} pair{'s' if g.count != 1 else ''} "
+                                    "like this.")
+    (out / "summary.json").write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    lines = [f"# VASL cross-check: {res.board}", "",
+             f"- pairs compared: {res.pairs} (left out: {res.skipped_error} VASL ERROR, {res.skipped_same} same hex)",
+             f"- agreement: {100 * res.agreement:.2f} %",
+             f"- on the pairs VASL sees as clear ({res.vasl_clear}): {100 * res.clear_agreement:.2f} %", "",
+             "## Per VASL reason", "", "| VASL reason | pairs | agreement |", "| --- | ---: | ---: |"]
+    for reason, v in data["per_reason"].items():
+        lines.append(f"| {reason} | {v['pairs']} | {100 * v['agreement']:.2f} % |")
+    lines += ["", "## Disagreements by cause", ""]
+    for key, n in res.per_cause().most_common():
+        c = CAUSES[key]
+        lines += [f"### {c.title} ({c.rule}): {n} pairs", "", c.explanation, "",
+                  f"By the rule: {_VERDICTS[c.verdict]}.",
+                  "", "| VASL | asl-terrain | pairs | examples | picture |", "| --- | --- | ---: | --- | --- |"]
+        for entry in data["disagreements"]:
+            if entry["cause"] != key:
+                continue
+            pic = f"![]({entry['picture']})" if "picture" in entry else ""
+            lines.append(f"| {entry['vasl']} | {entry['asl_terrain']} | {entry['count']} | "
+                         f"{', '.join(entry['examples'][:4])} | {pic} |")
+        lines.append("")
+    (out / "summary.md").write_text("\n".join(lines) + "\n", encoding="utf-8")
+
+
+@app.command("vasl-check")
+def vasl_check(
+    map_file: Path = typer.Argument(..., metavar="MAP", help="A map imported with import-vasl."),
+    oracle: str = typer.Argument(..., metavar="ORACLE", help="VASL's oracle file BOARD.los.gz (or a board name, "
+                                 "e.g. bd01, in the VASL data directory)."),
+    out: Optional[Path] = typer.Option(None, "--out", help="Write summary.json, summary.md and example pictures "
+                                       "here."),
+    pictures: bool = typer.Option(True, "--pictures/--no-pictures", help="Draw one example per group."),
+) -> None:
+    """Compare the LOS engine with VASL's answers on every pair of an oracle file (blocked/clear)."""
+    m = Map.load(map_file)
+    chart = get_chart()
+    res = cross_check(m, oracle, chart)
+    console.print(f"[bold]{res.board}[/]: {res.pairs} pairs ({res.skipped_error} VASL ERROR and "
+                  f"{res.skipped_same} same-hex pairs left out), {res.seconds:.1f} s")
+    console.print(f"agreement: [bold]{100 * res.agreement:.2f} %[/]; on the {res.vasl_clear} pairs VASL sees as "
+                  f"clear: [bold]{100 * res.clear_agreement:.2f} %[/]")
+    t = Table(header_style="bold")
+    t.add_column("VASL reason")
+    t.add_column("pairs", justify="right")
+    t.add_column("agreement", justify="right")
+    for reason, (n, a) in sorted(res.per_reason.items(), key=lambda kv: -kv[1][0]):
+        t.add_row(reason, str(n), f"{100 * a / n:.2f} %")
+    console.print(t)
+    if res.groups:
+        t = Table(title="disagreements by cause", header_style="bold")
+        for col in ("cause", "rule", "by the rule", "pairs"):
+            t.add_column(col)
+        for key, n in res.per_cause().most_common():
+            c = CAUSES[key]
+            t.add_row(c.title, c.rule, _VERDICTS[c.verdict], str(n))
+        console.print(t)
+    if out is not None:
+        write_report(m, res, out, chart, pictures)
+        console.print(f"wrote {out / 'summary.md'}, {out / 'summary.json'}")
