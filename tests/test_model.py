@@ -89,3 +89,11 @@ def test_hexside_up_and_down_slope() -> None:
     hs = m.hexside(Hexside.parse("F8-G9"))
     assert hs.down_slope(Hex.parse("G9")) and hs.up_slope(Hex.parse("F8"))
     assert not hs.up_slope(Hex.parse("G9")) and not hs.down_slope(Hex.parse("F8"))
+
+
+def test_one_letter_prefix_names_hexes() -> None:
+    """A one-letter prefix ("Q") cannot be told from a column letter by the grammar; the map strips it
+    (regression: every prefixed hex name was refused on such a map)."""
+    m = Map.from_data({"format": "asl-terrain/1", "prefix": "Q", "columns": ["A", "H"], "rows": [1, 8]})
+    assert m.parse_hex("QC1") == m.parse_hex("C1") == Hex.parse("C1")
+    assert m.name_of(m.parse_location("QC1/0")) == "QC1"

@@ -317,8 +317,8 @@ def parse_map_data(data: Any, source: str = "<map>") -> tuple[MapFile, Grid]:
     try:
         mf = MapFile.model_validate(data)
     except ValidationError as e:
-        problems = _pydantic_problems(e, data)
-        raise MapError(_summary(source, problems), problems=problems, source=source) from None
+        found = _pydantic_problems(e, data)
+        raise MapError(_summary(source, found), problems=found, source=source) from None
     problems: list[str] = []
     try:
         c0, c1 = column_index(mf.columns[0]), column_index(mf.columns[1])

@@ -16,6 +16,8 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Iterator, Literal
 
+from pydantic import ValidationError
+
 from .errors import AslTerrainError, BadName, MapError, NotAdjacent, UnknownLocation
 from .grid import Hex, Hexside, Vertex, column_label, parse_hex_name
 from .mapfile import (
@@ -50,7 +52,7 @@ class Conditions:
         merged = {"month": self.month, "weather": self.weather, "frigid": self.frigid, **overrides}
         try:
             m = ConditionsModel.model_validate(merged)
-        except Exception as e:  # pydantic.ValidationError; re-raised as a query problem by the caller
+        except ValidationError as e:
             from .errors import QueryError
 
             raise QueryError(f"conditions: {e.errors()[0]['msg']}; expected month 1-12, weather one of clear, "
@@ -354,9 +356,9 @@ class Map:
             return HexsideTerrain(hs, stream=stream, culvert=culvert, crest=crest)
         return replace(
             w,
-            stream=stream if w.stream is None else w.stream,  # type: ignore[arg-type]
-            culvert=culvert if w.culvert is None else w.culvert,  # type: ignore[arg-type]
-            crest=crest if w.crest is None else w.crest,  # type: ignore[arg-type]
+            stream=stream if w.stream is None else w.stream,
+            culvert=culvert if w.culvert is None else w.culvert,
+            crest=crest if w.crest is None else w.crest,
         )
 
     def is_crest_line(self, hs: Hexside) -> bool:
@@ -426,6 +428,18 @@ class Map:
 
     def parse_hex(self, text: str) -> Hex:
         """A hex on this map from its name, with or without the map's prefix."""
+        text = text.strip()
+        if len(self.prefix) == 1 and text.startswith(self.prefix):
+            # a one-letter prefix ("Q") cannot be told from a column by the grammar: strip it when the
+            # rest names a hex ("QC1" on map "Q" is C1)
+            try:
+                if parse_hex_name(text[1:])[0] == "":
+                    return self._parse_hex(text[1:])
+            except (BadName, UnknownLocation):
+                pass
+        return self._parse_hex(text)
+
+    def _parse_hex(self, text: str) -> Hex:
         try:
             prefix, h = parse_hex_name(text.strip())
         except BadName:
@@ -597,7 +611,7 @@ def _build(mf: MapFile, grid: Grid, source: str) -> Map:
             a, b = text.split("-")
             raw_hs.setdefault(Hexside.of(Hex.parse(a), Hex.parse(b)), {}).update(vals)
     for hs, vals in raw_hs.items():
-        t_hs = HexsideTerrain(hs, **{"stream": None, "culvert": None, "crest": None, **vals})  # type: ignore[arg-type]
+        t_hs = HexsideTerrain(hs, **{"stream": None, "culvert": None, "crest": None, **vals})
         if vals.get("culvert"):
             for h in hs.hexes:
                 th = hexes.get(h, default)
