@@ -97,3 +97,15 @@ def test_ask_reads_stdin() -> None:
 def test_unknown_command_is_a_usage_error() -> None:
     r = run("frobnicate")
     assert r.returncode == 2 and "Traceback" not in r.stderr
+
+
+def test_ask_conditions_must_be_an_object(tmp_path: Path) -> None:
+    """Regression: a string "conditions" gave an internal error instead of an error answer."""
+    q = tmp_path / "q.json"
+    q.write_text(json.dumps([{"kind": "los", "from": "HrW2", "to": "HrW6", "conditions": "rain"},
+                             {"kind": "los", "from": "HrW2", "to": "HrW6", "conditions": {"month": 13}}]))
+    r = run("ask", str(q))
+    answers = json.loads(r.stdout)
+    assert r.returncode == 1
+    assert "conditions: expected an object" in answers[0]["error"]
+    assert answers[1]["error"].startswith("conditions:")

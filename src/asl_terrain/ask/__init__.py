@@ -166,9 +166,10 @@ def answer_one(m: Map, q: Any, chart: Chart | None = None, debug: bool = False) 
                                            "version answers it yet"}
         return {"kind": kind, "error": f"unknown kind {kind!r}; expected one of " + ", ".join(CONTRACT_KINDS)}
     try:
-        cond = m.conditions.updated(q.get("conditions")) if q.get("conditions") is not None else m.conditions
-        if q.get("conditions") is not None and not isinstance(q.get("conditions"), dict):
+        overrides = q.get("conditions")
+        if overrides is not None and not isinstance(overrides, dict):
             raise QueryError("conditions: expected an object such as {\"month\": 10, \"weather\": \"mud\"}")
+        cond = m.conditions.updated(overrides)
         ruling = fn(Context(m, chart, cond), Query(q, m))
         out: dict[str, Any] = ruling.to_json() if hasattr(ruling, "to_json") else dict(ruling)
         out["kind"] = kind
