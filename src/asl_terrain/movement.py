@@ -16,21 +16,27 @@ This module decides the movement rules of the seeds and the base rules they lean
   (B23.42), Infantry Bypass (A4.3) and VBM (D2.3).
 
 Shape (as networkx's shortest paths): the public :func:`move_cost`, :func:`path` and :func:`reach` wrap
-one private Dijkstra over (Location, state) nodes. The state is what the rules remember along the way:
-whether the B3.4 road bonus can still apply (a Bypass position also carries the hexside it was reached
-along, which decides P5.11's "along a Narrow Street"). Edge costs come from one rules object
-(:class:`_Mover`) that returns a :class:`MoveRuling`, allowed or not; the allowance is the cutoff, raised
-by the road bonus for the states that kept it. Every number comes from the terrain chart.
+one rules object (:class:`_Mover`) whose methods each decide one rule and return a :class:`MoveRuling`,
+allowed or not, and :func:`reach` runs one private Dijkstra over (Location, state) nodes. The state is what
+the rules remember along the way: whether the B3.4 road bonus can still apply (a Bypass position also
+carries the hexside it was reached along, which decides P5.11's "along a Narrow Street"). The allowance is
+the cutoff, raised by the road bonus for the states that kept it. The search's tables (adjacency lists,
+built the first time a node is expanded) do not depend on the allowance, so every ``reach`` of one unit on
+one map shares them; each way of entering a hex (its COT, the road rate) is its own edge, so the search
+weighs an ALL cost against the road rate by the actual allowance. Every number comes from the terrain
+chart.
 
 Imports: chart, errors, grid, model, rulings, units. Never los, effects, render, ask or cli.
 """
 
 from __future__ import annotations
 
+import contextlib
 import functools
+import gc
 import heapq
 import weakref
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
@@ -117,6 +123,7 @@ class MoveRuling:
         return distinct(rs)
 
     def _names(self) -> tuple[str, str]:
+        """The canonical names of the Locations left and entered."""
         f = self.frm.text(self.prefix) if self.frm is not None else "?"
         t = self.to.text(self.prefix) if self.to is not None else "?"
         return f, t
@@ -188,6 +195,7 @@ class PathRuling:
     prefix: str = ""
 
     def rules(self) -> tuple[str, ...]:
+        """The distinct rule references of the steps, the road bonus (B3.4) and the forbidding rule."""
         rs: list[str] = []
         for s in self.steps:
             rs.extend(s.rules())
@@ -198,6 +206,7 @@ class PathRuling:
         return distinct(rs)
 
     def explain(self) -> str:
+        """Sentences a player can check: the steps' costs, the road bonus (B3.4) and the verdict."""
         start = self.start.text(self.prefix)
         if self.cost is None:
             return f"The move from {start} is not allowed: {self.reason} ({self.forbidden_by})."
@@ -214,6 +223,7 @@ class PathRuling:
         return s
 
     def to_json(self) -> dict[str, Any]:
+        """The queries.md ``path`` answer: each step a ``move`` answer."""
         out: dict[str, Any] = {
             "kind": "path",
             "allowed": self.allowed,
@@ -285,9 +295,11 @@ class ReachRuling:
         return out
 
     def rules(self) -> tuple[str, ...]:
+        """The distinct rule references of the moves on the cheapest paths (and B3.4 when the bonus is used)."""
         return self.rules_used
 
     def explain(self) -> str:
+        """How many Locations the unit reaches, and how many only with the road bonus (B3.4)."""
         start = self.start.text(self.prefix)
         n = len(self.reached)
         hexes = len({r.location.hex for r in self.reached})
@@ -300,6 +312,7 @@ class ReachRuling:
         return s
 
     def to_json(self) -> dict[str, Any]:
+        """The queries.md ``reach`` answer (and more: the Locations needing the road bonus, the ALL moves)."""
         return {
             "kind": "reach",
             "from": self.start.text(self.prefix),
@@ -328,12 +341,14 @@ class VcaRuling:
     hexspines: int = 0
 
     def rules(self) -> tuple[str, ...]:
+        """The distinct rule references of the items (and the forbidding rule)."""
         rs = [i.rule for i in self.items]
         if self.forbidden_by:
             rs.append(self.forbidden_by)
         return distinct(rs)
 
     def explain(self) -> str:
+        """The verdict with its cost items or the forbidding rule."""
         what = f"Changing the VCA {self.hexspines} hexspine{'s' if self.hexspines != 1 else ''} at {self.at}"
         if not self.allowed:
             return f"{what} is not allowed: {self.reason} ({self.forbidden_by})."
@@ -341,6 +356,7 @@ class VcaRuling:
                 + "; ".join(f"{fmt(i.amount)} {i.why} ({i.rule})" for i in self.items) + ".")
 
     def to_json(self) -> dict[str, Any]:
+        """The queries.md ``vca-change`` answer."""
         out: dict[str, Any] = {
             "kind": "vca-change",
             "allowed": self.allowed,
@@ -510,8 +526,8 @@ def culvert_entry_problem(m: Map, frm: Location, to: Hex) -> tuple[str, str] | N
     if t.stream == "flooded":
         return (f"the stream in {name} is flooded", "P4.21")
     if frm.hex == to:
-        return ("a Stream Culvert is entered only from IN an ADJACENT stream or culvert Location, not from its "
-                "own hex", "P4.21")
+        return ("a Stream Culvert is entered only from IN an ADJACENT stream or culvert Location, not from its own "
+                "hex"), "P4.21"
     if not frm.hex.is_adjacent(to):
         return (f"{m.prefix}{frm.hex.name} is not adjacent to {name}", "P4.21")
     ft = m.terrain(frm.hex)
@@ -556,6 +572,7 @@ def _hex_vertices(h: Hex) -> tuple[Vertex, ...]:
 
 
 def _other_end(hs: Hexside, v: Vertex) -> Vertex:
+    """The end vertex of ``hs`` that is not ``v`` (where a step in Bypass along ``hs`` from ``v`` ends)."""
     a, b = _ends(hs)
     return b if a == v else a
 
@@ -582,14 +599,58 @@ class _NA(Exception):
 
 
 Part = tuple[Any, str, str, bool]  # (amount | "ALL" | "NA", why, rule, bog)
+#: one allowed move as the search sees it: (node id, scaled cost, keeps the road bonus, takes ALL, ruling)
+Edge = tuple[int, int, bool, bool, MoveRuling]
+#: the ways of entering a hex: at its COT, at the road rate (or None), why not at the road rate, the road type
+EntryOptions = tuple[MoveRuling, "MoveRuling | None", "tuple[str, str] | None", "str | None"]
+
+_P2_54_NOTE = ("P2.54: in rain or snow, E3.54/E3.723 would apply to this change of elevation; the E3 weather rules "
+               "are not modelled.")
+
+
+def _total(items: Sequence[Item]) -> Fraction:
+    """The sum of the items' amounts (the COT so far, or a ruling's cost)."""
+    t = ZERO
+    for i in items:
+        t += i.amount
+    return t
+
+
+def _what(why: str) -> str:
+    """The thing entered, from a COT item's text ("COT: enters woods N17" -> "woods N17")."""
+    return why.removeprefix("COT: enters ").removeprefix("COT: ")
+
+
+def _restamp(r: MoveRuling, frm: Location) -> MoveRuling:
+    """The same ruling, made from ``frm``: the search shares one ruling among the Bypass positions of a hex
+    whose move does not depend on which of them the unit is at."""
+    if r.frm is frm:
+        return r
+    return MoveRuling(r.allowed, r.cost, r.units, r.items, frm, r.to, r.reason, r.forbidden_by, r.road_rate,
+                      r.ffmo_exposed, r.keeps_road_bonus, r.bypass, r.all_mf, r.bog, r.weather_elevation, r.notes,
+                      r.prefix)
+
+
+def _beyond_grid(v: Vertex) -> bool:
+    """Whether a vertex touches a hex of negative column or row, which has no name (the edge of the grid)."""
+    return any(h.col < 0 or h.row < 0 for h in v.hexes)
+
+
+def _in_vca_obstacle(m: Map, h: Hex, obstacles: tuple[str, ...]) -> bool:
+    """Whether a vehicle (not in Bypass) in hex ``h`` is in a building, woods or rubble hex, where each
+    hexspine of VCA change costs more (D2.11; the hexes are the chart's ``vca_obstacle_terrain``)."""
+    return m.terrain(h).terrain in obstacles or m.has_counter(h, "rubble")
 
 
 class _Mover:
     """The movement rules for one unit on one map with one chart and conditions.
 
-    Every move ruling comes from here (:meth:`move`, and :meth:`edges` for the search), so `move`, `path`
-    and `reach` can never disagree. Built once per (map, chart, conditions, unit, allowance, flags) and
-    cached, with the search's adjacency lists, while the map lives.
+    Every move ruling comes from here (:meth:`move`, and :meth:`edges` for the search), so ``move``, ``path``
+    and ``reach`` can never disagree. Built once per (map, chart, conditions, unit, allowance, flags) and
+    cached while the map lives. The search's tables (the adjacency lists, and the rulings shared by the
+    Bypass positions of one hex) live in the mover of allowance :data:`_SEARCH_ALLOWANCE`: they do not
+    depend on the allowance, which the search applies as its cutoff (an ALL move costs the whole allowance,
+    whatever it is), so every ``reach`` of one unit on one map shares them.
     """
 
     def __init__(self, m: Map, chart: Chart, cond: Conditions, unit: Unit, allowance: Fraction,
@@ -611,16 +672,17 @@ class _Mover:
         self.wagon = unit.type == "wagon"
         self.vbm = unit.pays_mp or self.wagon  # vehicles (Wagons included) Bypass by VBM (D2.3)
         self.doubles_cot = not unit.pays_mp  # Infantry, Cavalry (and Wagons, judgment) pay COT x2 going up
+        p = chart.param
+        j = chart.judgment
         weather = cond.weather
         self.bonus_spoiled_by: str | None = None
-        if unit.type not in ("infantry", "cavalry", "wagon"):
+        if unit.type not in p("road_bonus_units").value:
             self.bonus_spoiled_by = "only Infantry, Cavalry and horse-drawn units get the road bonus"
         elif unit.pushing_gun:
             self.bonus_spoiled_by = "no road bonus while pushing a Gun (C10.3)"
-        elif weather in ("mud", "deep-snow"):
+        elif weather in p("road_bonus_lost_weather").value:
             self.bonus_spoiled_by = f"no road bonus in {weather.replace('-', ' ')} (B3.4)"
         self.bonus_unit = self.bonus_spoiled_by is None
-        p = chart.param
         self.p_double = Fraction(p("cot_doubled_up").value)
         self.p_up_mp = Fraction(p("vehicle_up_level_mp").value)
         self.p_up_road_mp = Fraction(p("vehicle_up_level_road_mp").value)
@@ -636,6 +698,8 @@ class _Mover:
         self.p_ns_vbm = Fraction(p("narrow_street_vbm_factor").value)
         self.p_ns_smoke = Fraction(p("narrow_street_smoke_bypass").value)
         self.p_crest = Fraction(p("crest_status_mf").value)
+        self.p_vca = Fraction(p("vca_change_mp").value)
+        self.p_vca_obstacle = Fraction(p("vca_change_in_obstacle_mp").value)
         self.p_stream_crest = {
             "woods": Fraction(p("stream_woods_crest_mf").value),
             "pine-woods": Fraction(p("stream_pine_woods_crest_mf").value),
@@ -644,12 +708,15 @@ class _Mover:
         }
         self.grain_season = tuple(p("grain_season").value)
         self.bypass_terrain = tuple(p("bypass_terrain").value)
-        j = chart.judgment
+        self.vca_obstacles = tuple(p("vca_obstacle_terrain").value)
+        self.charge_na = tuple(p("cavalry_charge_na_terrain").value)
+        self.elevation_weather = cond.weather in p("elevation_change_weather").value
         self.ns_crossing_is_road = bool(j("narrow_street_crossing_is_road").value)
         self.rout_across_ns = bool(j("rout_across_narrow_street").value)
         self.wagon_half = bool(j("wagon_half_bypass").value)
         self.blaze_na = bool(j("blaze_entry_na").value)
         self.ns_smoke_replaces = bool(j("narrow_street_smoke_replaces_cot").value)
+        self.fence_denies_bonus = bool(j("fence_denies_road_bonus").value)
         self._cost_cache: dict[str, tuple[Any, str, bool, str]] = {}
         og = self.cost("open")[0]
         #: VBM per hexside (D2.3): twice the Open Ground cost; half that along a Narrow Street (P5.11)
@@ -658,14 +725,14 @@ class _Mover:
         self.vbm_full_text = fmt(self.vbm_full) if self.vbm_full is not None else ""
         self._names: dict[object, str] = {}
         #: whether the map has any Narrow Street at all (most have none: the search then skips their checks)
-        self.has_ns = any(m.hexside(hs).narrow_street is not None
-                          for hs in getattr(m, "_written_hexsides", {None: None}) if hs is not None) \
-            if hasattr(m, "_written_hexsides") else True
-        self._adj: dict[Location, list[tuple[Location, MoveRuling]]] = {}
-        # the search's integer view of the same adjacency lists
+        written = getattr(m, "_written_hexsides", None)
+        self.has_ns = True if written is None else any(t.narrow_street is not None for t in written.values())
+        # the search's tables: adjacency lists by node id, and the rulings the Bypass positions of a hex share
         self._ids: dict[Location, int] = {}
         self._nodes: list[Location] = []
-        self._iadj: list[list[tuple[int, int, bool, bool, MoveRuling]] | None] = []
+        self._iadj: list[list[Edge] | None] = []
+        self._shared: dict[tuple[Any, ...], list[MoveRuling]] = {}
+        self._bypass_ok: dict[Hex, bool] = {}
 
     # ------------------------------------------------------------------ names
     def n(self, x: Hex | Hexside | Location) -> str:
@@ -676,10 +743,21 @@ class _Mover:
             self._names[x] = got
         return got
 
+    def n_vertex(self, v: Vertex | None) -> str:
+        """The canonical name of a vertex, with the map's prefix (cached)."""
+        if v is None:
+            return ""
+        got = self._names.get(v)
+        if got is None:
+            got = self.prefix + v.name
+            self._names[v] = got
+        return got
+
     # ------------------------------------------------------------------ chart look-ups
     def cost(self, key: str) -> tuple[Any, str, bool, str]:
-        """(value, rule, bog, name) of a terrain or hexside entry for this unit's column: a Fraction,
-        "ALL" or "NA"."""
+        """(value, rule, bog, name) of a terrain or hexside entry of the chart for this unit's column: a
+        Fraction, "ALL" or "NA"; the buttoned-up column where the chart has one (B3.41 EXC, D5.2); an entry
+        missing from the chart is NA."""
         c = self._cost_cache.get(key)
         if c is not None:
             return c
@@ -714,7 +792,7 @@ class _Mover:
 
     def ground_key(self, t: HexTerrain) -> str:
         """The chart entry that prices entering the hex's ground Location: rubble (terrain or counter)
-        as stone or wooden rubble, grain out of season as Open Ground (B15.4)."""
+        as stone or wooden rubble (B24.4), grain out of season as Open Ground (B15.4)."""
         if t.terrain == "rubble" or self.m.has_counter(t.hex, "rubble"):
             return "rubble-wooden" if t.building == "wooden" else "rubble"
         if t.terrain == "grain" and self.cond.month not in self.grain_season:
@@ -722,47 +800,51 @@ class _Mover:
         return t.terrain
 
     def open_ground(self, t: HexTerrain) -> bool:
+        """Whether the hex's other terrain is Open Ground, so a road-rate entry changes nothing for FFMO
+        (B3.3)."""
         e = self.chart.terrain.get(self.ground_key(t))
         return bool(e is not None and e.tem is not None and e.tem.get("open_ground", False))
 
     # ------------------------------------------------------------------ ruling builders
     def na(self, frm: Location, to: Location, reason: str, rule: str, bypass: Hexside | None = None) -> MoveRuling:
+        """A ruling that the rules forbid the move (``rule`` says which)."""
         return MoveRuling(False, None, self.units, (), frm, to, reason, rule, bypass=bypass, prefix=self.prefix)
 
     def ok(self, frm: Location, to: Location, items: list[Item], *, road: bool = False, ffmo: bool = False,
            keeps: bool = False, bypass: Hexside | None = None, all_mf: bool = False, bog: bool = False,
            weather: bool = False, notes: tuple[str, ...] = ()) -> MoveRuling:
-        total = items[0].amount if items else ZERO
-        for i in items[1:]:
-            total += i.amount
-        return MoveRuling(True, total, self.units, tuple(items), frm, to, None, None, road, ffmo,
+        """An allowed move whose cost is the sum of its items; it keeps the road bonus only for a unit that
+        can earn it (B3.4)."""
+        return MoveRuling(True, _total(items), self.units, tuple(items), frm, to, None, None, road, ffmo,
                           keeps and self.bonus_unit, bypass, all_mf, bog, weather, notes, self.prefix)
 
     def all_ruling(self, frm: Location, to: Location, what: str, rule: str, bog: bool,
                    bypass: Hexside | None = None) -> MoveRuling:
+        """A move that takes ALL the unit's MF/MP (woods for vehicles, B13.41; marsh, B16.4): its cost is
+        the allowance, and a vehicle then checks for Bog (D8.21)."""
         if self.allowance <= 0:
             raise _NA(f"entering {what} takes ALL of a unit's {self.units}, and it has none", rule)
         item = Item(self.allowance, f"ALL its {self.units} to enter {what}", rule)
         notes = ("The vehicle must then make a Bog check (D8.21).",) if bog and self.pays_mp else ()
         return self.ok(frm, to, [item], all_mf=True, bog=bog, bypass=bypass, notes=notes)
 
-    # ------------------------------------------------------------------ common checks
+    # ------------------------------------------------------------------ checks and items every entry shares
     def check_blaze(self, h: Hex) -> None:
         """Entering a Blaze Location is NA (B25; judgment blaze_entry_na)."""
         if self.blaze_na and self.m.has_counter(h, "blaze"):
             raise _NA(f"{self.n(h)} holds a Blaze", "B25")
 
-    def crossing_checks(self, a: Hex, hs: Hexside, hst: HexsideTerrain) -> None:
-        """Prohibitions of crossing hexside ``hs`` out of ``a``: P2.53, roadblocks (B29.4), hexside features
-        this unit may not cross (chart)."""
+    def crossing_checks(self, hs: Hexside, hst: HexsideTerrain) -> None:
+        """Prohibitions of crossing hexside ``hs``: no vehicle (Wagons included) or charging Cavalry across a
+        Crest-Line-slope hexside (P2.53), no vehicle across a roadblock (B29.4), a wall, hedge or fence this
+        unit may not cross (the chart, B9.4, P3.2)."""
         if hst.slope is not None and hst.crest:
             if self.pays_mp or self.wagon:
                 raise _NA(f"no vehicle may cross combination Crest-Line-slope hexside {self.n(hs)}", "P2.53")
             if self.cav and self.unit.charging:
                 raise _NA(f"no charging Cavalry may cross combination Crest-Line-slope hexside {self.n(hs)}",
                           "P2.53")
-        rb = self.m.roadblock(hs)
-        if rb is not None and (self.pays_mp or self.wagon):
+        if (self.pays_mp or self.wagon) and self.m.roadblock(hs) is not None:
             raise _NA(f"no vehicle may cross the roadblock on {self.n(hs)}", "B29.4")
         for key, present in (("wall", hst.wall), ("hedge", hst.hedge), ("fence", hst.fence)):
             if present:
@@ -770,10 +852,10 @@ class _Mover:
                 if v == "NA":
                     raise _NA(f"{self.desc} may not cross the {name.lower()} on {self.n(hs)}", rule)
 
-    def hexside_items(self, a: Hex, hs: Hexside, hst: HexsideTerrain, items: list[Item]) -> bool:
-        """Hexside extras added to (not doubled with) the COT: wall, hedge, fence (+1 & COT for Infantry),
-        a B29 roadblock (as a wall), the slope (P2.51/P2.52) and the skis bonus. Returns whether a slope
-        was crossed (for P2.54)."""
+    def hexside_items(self, a: Hex, hs: Hexside, hst: HexsideTerrain, items: list[Item]) -> None:
+        """Hexside extras added to (not doubled with) the COT (P2.51 EX): wall, hedge, fence (+1 & COT for
+        Infantry, B9.4, P3.2), a B29 roadblock (as a wall, B29.4), Up-Slope (+½ MF, P2.51; +1 MP, P2.52)
+        and the skis bonus for crossing Down-Slope (-½ MF, P2.51)."""
         for key, present in (("wall", hst.wall), ("hedge", hst.hedge), ("fence", hst.fence)):
             if present:
                 v, rule, _, name = self.cost(key)
@@ -784,14 +866,13 @@ class _Mover:
             if isinstance(v, Fraction) and v:
                 items.append(Item(v, f"crosses the roadblock on {self.n(hs)} (as a wall)", rule))
         if hst.slope is None:
-            return False
+            return
         if hst.slope == a:
             items.append(Item(self.p_up_slope, f"moves Up-Slope across slope hexside {self.n(hs)}",
                               "P2.52" if self.pays_mp else "P2.51"))
         elif self.inf and self.unit.skis:
             items.append(Item(-self.p_skis, f"skis: bonus for crossing slope hexside {self.n(hs)} Down-Slope",
                               "P2.51"))
-        return True
 
     def climb_items(self, cot: Fraction, levels: int, road: bool, hs: Hexside, items: list[Item]) -> None:
         """Going up across a Crest Line: Infantry/Cavalry pay the COT twice (B10.4; the road rate 1 x 2,
@@ -809,20 +890,56 @@ class _Mover:
                                             f"Line {self.n(hs)}" + (" at the road rate" if road else ""),
                               "B3.41" if road else "B10.4"))
 
+    def smoke_item(self, h: Hex) -> Item:
+        """SMOKE in the Location entered: artificial terrain, +1 to the COT (B.2)."""
+        return Item(self.p_smoke, f"SMOKE in {self.n(h)} (part of the COT)", "B.2")
+
+    def vehicle_items(self, h: Hex, road: bool) -> list[Item]:
+        """The penalty for entering a hex that holds vehicles/wrecks: +1 MP each (D2.14), +2 each across a
+        road hexside at the road rate (B3.42); none for units that pay MF."""
+        if not self.pays_mp:
+            return []
+        nv = len(self.m.vehicles(h))
+        if not nv:
+            return []
+        per = self.p_veh_road if road else self.p_veh
+        return [Item(per * nv, f"{nv} vehicle/wreck{'s' if nv > 1 else ''} in {self.n(h)}"
+                     + (" entered at the road rate" if road else ""), "B3.42" if road else "D2.14")]
+
+    def weather_flag(self, hst: HexsideTerrain, ta: HexTerrain, tb: HexTerrain) -> bool:
+        """Whether P2.54 flags this crossing: rain or snow (E3.54/E3.723, the chart's
+        ``elevation_change_weather``) with a slope hexside crossed or a change of elevation across a Crest
+        Line."""
+        return self.elevation_weather and (hst.slope is not None or (hst.crest and tb.level != ta.level))
+
     def keeps_bonus(self, hexes: Sequence[Hex], hst: HexsideTerrain | None) -> bool:
         """Whether a road move into ``hexes`` leaves the B3.4 road bonus possible: nothing in them spoils it,
-        no roadblock is met on the hexside crossed, and no Wire-like fence is crossed (a slope does not cost
-        it, P2.51)."""
+        no roadblock is met on the hexside crossed, and no fence is crossed (judgment
+        fence_denies_road_bonus: the fence is the Wire B3.4 names); a slope does not cost it (P2.51)."""
         if not self.bonus_unit:
             return False
-        if hst is not None and (hst.fence or self.m.roadblock(hst.hexside) is not None):
+        if hst is not None and ((self.fence_denies_bonus and hst.fence) or self.m.roadblock(hst.hexside) is not None):
             return False
         return not any(road_bonus_spoilers(self.m, h) for h in hexes if h in self.m)
 
-    # ------------------------------------------------------------------ hex entry
+    # ------------------------------------------------------------------ entering an adjacent hex
+    def entry_prohibitions(self, b: Hex, hs: Hexside, hst: HexsideTerrain, tb: HexTerrain, along_ns: bool) -> None:
+        """What forbids entering hex ``b`` across ``hs`` whatever it costs: a Dash across or along a Narrow
+        Street (P5.11) or into a road hex covered by rubble (B3.43), a Blaze (B25), the hexside itself (P2.53,
+        B29.4, the chart), charging Cavalry into woods (B13.4)."""
+        if self.dash:
+            if hst.narrow_street is not None or along_ns:
+                raise _NA("Dashing across or along a Narrow Street is NA", "P5.11")
+            if road_negated(self.m, b):
+                raise _NA(f"no Dash in a road hex covered by rubble ({self.n(b)})", "B3.43")
+        self.check_blaze(b)
+        self.crossing_checks(hs, hst)
+        if self.cav and self.unit.charging and tb.terrain in self.charge_na:
+            raise _NA("Cavalry may not charge into woods", "B13.4")
+
     def stream_parts(self, tb: HexTerrain, hst: HexsideTerrain) -> list[Part]:
-        """The cost of entering IN a stream hex: the stream's depth cost (a ford's where printed, P4.3),
-        plus the woods/brush/orchard cost when entered across a non-stream hexside (P4.11)."""
+        """The cost of entering IN a stream hex: the stream's depth cost (a ford's where printed, P4.3), plus
+        the woods/brush/orchard cost when entered across a non-stream hexside (P4.11)."""
         depth = tb.stream or "shallow"
         key = "ford" if tb.ford else f"stream-{depth}"
         v, rule, bog, name = self.cost(key)
@@ -831,14 +948,15 @@ class _Mover:
                               rule, bog)]
         if tb.terrain != "open" and not hst.stream:
             ov, _, obog, oname = self.cost(tb.terrain)
-            parts.append((ov, f"{oname.lower()} in {where}, cumulative across non-stream hexside "
-                              f"{self.n(hst.hexside)}", "P4.11", obog))
+            why = f"{oname.lower()} in {where}, cumulative across non-stream hexside {self.n(hst.hexside)}"
+            parts.append((ov, why, "P4.11", obog))
         return parts
 
     def crest_parts(self, tb: HexTerrain, hst: HexsideTerrain) -> list[Part]:
         """Entering a stream hex with Crest status across ``hst``: P4.12's costs for Good Order Infantry in
         stream-woods/brush/orchard across a non-stream hexside; otherwise the IN cost plus the MF of
-        gaining Crest status (B20.91, [U] parameter crest_status_mf)."""
+        gaining Crest status (B20.91, [U] parameter crest_status_mf); never in a culvert hex or along a
+        stream-and-culvert hexside (P4.22)."""
         if not (self.inf or self.cav):
             raise QueryError("to: Crest status for vehicles and Wagons (B20.92) is not modelled by this engine; "
                              "expected an Infantry or Cavalry unit")
@@ -847,16 +965,78 @@ class _Mover:
             raise _NA(*prob)
         special = self.p_stream_crest.get(tb.terrain)
         if special is not None and not hst.stream and self.inf and self.unit.good_order:
-            return [(special, f"gains Crest status in stream-{tb.terrain} {self.n(tb.hex)} along non-stream "
-                              f"hexside {self.n(hst.hexside)}", "P4.12", False)]
+            why = (f"gains Crest status in stream-{tb.terrain} {self.n(tb.hex)} along non-stream hexside "
+                   f"{self.n(hst.hexside)}")
+            return [(special, why, "P4.12", False)]
         parts = self.stream_parts(tb, hst)
         parts.append((self.p_crest, f"gains Crest status in {self.n(tb.hex)}", "B20.91", False))
         return parts
 
+    def entry_parts(self, to: Location, tb: HexTerrain, hst: HexsideTerrain, protection: bool) -> list[Part]:
+        """The COT parts of the Location entered, before SMOKE and the climb: Crest status (P4.12, B20.91),
+        IN a stream (P4.11, P4.3), or the hex's terrain by the chart (shellholes paid for their protection,
+        B3.43)."""
+        if to.place == "crest":
+            return self.crest_parts(tb, hst)
+        if tb.is_stream:
+            return self.stream_parts(tb, hst)
+        key = self.ground_key(tb)
+        v, rule, bog, name = self.cost(key)
+        if protection and key == "shellholes" and not self.pays_mp:
+            g = self.chart.terrain["shellholes"].mf
+            pv = g.get("protection") if g is not None else None
+            if isinstance(pv, Fraction):
+                v, name = pv, "shellholes, paying for their protection"
+        return [(v, f"COT: enters {name.lower()} {self.n(tb.hex)}", rule, bog)]
+
+    def road_rate_problem(self, to: Location, tb: HexTerrain, hs: Hexside, hst: HexsideTerrain,
+                          road_type: str | None, along_ns: bool) -> tuple[str, str] | None:
+        """Why this entry cannot use the road rate, or None: no road crosses the hexside (B3.4); a Narrow
+        Street crossing is not taken as a road (judgment narrow_street_crossing_is_road, P5.11); IN a stream
+        or to Crest status (B3.4); the road is covered by rubble (B3.43); an obstacle entered along or
+        across a Narrow Street (P5.11)."""
+        if road_type is None:
+            return (f"no road crosses hexside {self.n(hs)}", "B3.4")
+        if hst.road is None and not self.ns_crossing_is_road:
+            return (f"crossing Narrow Street {self.n(hs)} is not a road hexside crossing", "P5.11")
+        if to.place != "" or tb.is_stream:
+            return (f"the road rate does not take a unit IN a stream or to Crest status ({self.n(to)})", "B3.4")
+        if road_negated(self.m, tb.hex):
+            return (f"the road in {self.n(tb.hex)} is covered by rubble and treated as non-existent", "B3.43")
+        if (hst.narrow_street is not None or along_ns) and self.is_obstacle(tb):
+            return (f"a unit moving along/across a Narrow Street cannot enter an obstacle ({self.n(tb.hex)}) at the "
+                    "road rate"), "P5.11"
+        return None
+
+    def entry_notes(self, hs: Hexside, hst: HexsideTerrain, weather: bool,
+                    declared_vertex: Vertex | None) -> tuple[str, ...]:
+        """The notes an entry carries: P2.54's weather flag, and the vertex a unit crossing a Narrow Street
+        roadblock's hexside declares (P5.141: crossing along the segment costs nothing extra)."""
+        notes: list[str] = []
+        if weather:
+            notes.append(_P2_54_NOTE)
+        if hst.narrow_street is not None and self.m.roadblock(hs) is not None:
+            side = (f"it declares vertex {self.n_vertex(declared_vertex)}" if declared_vertex is not None
+                    else "it must declare a vertex of that hexside")
+            notes.append(f"Crossing {self.n(hs)} along the Narrow Street roadblock's segment costs nothing extra, "
+                         f"but {side} to fix its side of the roadblock vs Snap Shots (P5.141).")
+        return tuple(notes)
+
     def hex_entry(self, frm: Location, to: Location, *, road_rate: bool | None = None, protection: bool = False,
                   along_ns: bool = False, declared_vertex: Vertex | None = None) -> MoveRuling:
-        """Entering a Location of an adjacent hex: its ground Location (IN, in a stream hex), Crest status,
-        the Stream Culvert, or the same building level of the same building."""
+        """Entering a Location of an adjacent hex: the Stream Culvert (P4.21), the same upper level of the
+        same building (B23.42), or the hex's ground Location (IN the stream in a stream hex) or Crest status,
+        at the hex's COT or, where B3.4 leaves it to the mover, at the road rate (:meth:`choose_rate`)."""
+        opts = self.entry_options(frm, to, protection, along_ns, declared_vertex)
+        if isinstance(opts, MoveRuling):
+            return opts
+        return self.choose_rate(*opts, road_rate, protection)
+
+    def entry_options(self, frm: Location, to: Location, protection: bool, along_ns: bool,
+                      declared_vertex: Vertex | None) -> MoveRuling | EntryOptions:
+        """The ways of entering ``to`` from ``frm``: one ruling where there is no choice (the culvert, an
+        upper building level), else the ruling at the hex's COT, the ruling at the road rate (None where there
+        is none), why the road rate cannot be used, and the road type of the hexside crossed (B3.1)."""
         m = self.m
         a, b = frm.hex, to.hex
         hs = a.hexside(a.direction_to(b))
@@ -867,73 +1047,45 @@ class _Mover:
             if prob:
                 raise _NA(*prob)
             return self.culvert_entry(frm, to, tb)
-        if frm.place == "culvert":
-            if not (to.place == "" and to.level == 0 and tb.is_stream and (hst.stream or hst.culvert)):
-                raise _NA("a unit leaves a Stream Culvert only INTO an ADJACENT stream Location", "P4.21")
+        if frm.place == "culvert" and not (to.place == "" and to.level == 0 and tb.is_stream
+                                           and (hst.stream or hst.culvert)):
+            raise _NA("a unit leaves a Stream Culvert only INTO an ADJACENT stream Location", "P4.21")
         if frm.level or to.level:
             return self.building_level_entry(frm, to, hs, hst, ta, tb)
-        # prohibitions
-        if self.dash:
-            if hst.narrow_street is not None or along_ns:
-                raise _NA("Dashing across or along a Narrow Street is NA", "P5.11")
-            if road_negated(m, b):
-                raise _NA(f"no Dash in a road hex covered by rubble ({self.n(b)})", "B3.43")
-        self.check_blaze(b)
-        self.crossing_checks(a, hs, hst)
-        if self.cav and self.unit.charging and tb.terrain in ("woods", "pine-woods"):
-            raise _NA("Cavalry may not charge into woods", "B13.4")
-        # the COT by terrain
-        if to.place == "crest":
-            parts = self.crest_parts(tb, hst)
-        elif tb.is_stream:
-            parts = self.stream_parts(tb, hst)
-        else:
-            key = self.ground_key(tb)
-            v, rule, bog, name = self.cost(key)
-            if protection and key == "shellholes":
-                e = self.chart.terrain["shellholes"]
-                g = e.mp if self.pays_mp else e.mf
-                pv = g.get("protection") if g is not None else None
-                if isinstance(pv, Fraction) and not self.pays_mp:
-                    v = pv
-                    name = "shellholes, paying for their protection"
-            parts = [(v, f"COT: enters {name.lower()} {self.n(b)}", rule, bog)]
+        self.entry_prohibitions(b, hs, hst, tb, along_ns)
+        parts = self.entry_parts(to, tb, hst, protection)
         up = tb.level - ta.level if (hst.crest and tb.level > ta.level) else 0
-        # the road rate, where B3.4 leaves it to the mover
+        weather = self.weather_flag(hst, ta, tb)
+        notes = self.entry_notes(hs, hst, weather, declared_vertex)
+        terrain_r = self._option(frm, to, a, b, hs, hst, parts, up, False, notes, weather)
         road_type = road_hexside_type(hst)
-        road_problem: tuple[str, str] | None = None
-        if road_type is None:
-            road_problem = (f"no road crosses hexside {self.n(hs)}", "B3.4")
-        elif hst.road is None and not self.ns_crossing_is_road:
-            road_problem = (f"crossing Narrow Street {self.n(hs)} is not a road hexside crossing", "P5.11")
-        elif to.place != "" or tb.is_stream:
-            road_problem = (f"the road rate does not take a unit IN a stream or to Crest status ({self.n(to)})",
-                            "B3.4")
-        elif road_negated(m, b):
-            road_problem = (f"the road in {self.n(b)} is covered by rubble and treated as non-existent", "B3.43")
-        elif (hst.narrow_street is not None or along_ns) and self.is_obstacle(tb):
-            road_problem = (f"a unit moving along/across a Narrow Street cannot enter an obstacle "
-                            f"({self.n(b)}) at the road rate", "P5.11")
-        weather = self.cond.weather in ("rain", "snow") and (hst.slope is not None or bool(up)
-                                                             or (hst.crest and tb.level != ta.level))
-        notes: list[str] = []
-        if weather:
-            notes.append("P2.54: in rain or snow, E3.54/E3.723 would apply to this change of elevation; the E3 "
-                         "weather rules are not modelled.")
-        rb = m.roadblock(hs) if hst.narrow_street is not None else None
-        if rb is not None:
-            side = (f"it declares vertex {self.n_vertex(declared_vertex)}" if declared_vertex is not None
-                    else "it must declare a vertex of that hexside")
-            notes.append(f"Crossing {self.n(hs)} along the Narrow Street roadblock's segment costs nothing extra, "
-                         f"but {side} to fix its side of the roadblock vs Snap Shots (P5.141).")
-        terrain_r = self._option(frm, to, a, b, hs, hst, parts, up, False, tuple(notes), weather)
+        road_problem = self.road_rate_problem(to, tb, hs, hst, road_type, along_ns)
         road_r: MoveRuling | None = None
         if road_problem is None and road_type is not None and not protection:
-            v, rule, _, name = self.cost("road-" + road_type)
+            v, rule, _, _ = self.cost("road-" + road_type)
             if isinstance(v, Fraction):
-                rparts: list[Part] = [(v, f"crosses {road_type} road hexside {self.n(hs)} (road rate, not the "
-                                          f"terrain of {self.n(b)})", rule, False)]
-                road_r = self._option(frm, to, a, b, hs, hst, rparts, up, True, tuple(notes), weather)
+                why = f"crosses {road_type} road hexside {self.n(hs)} (road rate, not the terrain of {self.n(b)})"
+                rparts: list[Part] = [(v, why, rule, False)]
+                road_r = self._option(frm, to, a, b, hs, hst, rparts, up, True, notes, weather)
+        return terrain_r, road_r, road_problem, road_type
+
+    def entry_rulings(self, frm: Location, to: Location, along_ns: bool = False) -> list[MoveRuling]:
+        """Every way of entering ``to`` from ``frm`` (at the hex's COT and at the road rate): the search
+        weighs them itself, since which is better may depend on the allowance (an ALL cost) or on keeping
+        the road bonus (B3.4)."""
+        try:
+            opts = self.entry_options(frm, to, False, along_ns, None)
+        except _NA as e:
+            return [self.na(frm, to, e.reason, e.rule)]
+        if isinstance(opts, MoveRuling):
+            return [opts]
+        terrain_r, road_r = opts[0], opts[1]
+        return [terrain_r] if road_r is None else [terrain_r, road_r]
+
+    def choose_rate(self, terrain_r: MoveRuling, road_r: MoveRuling | None, road_problem: tuple[str, str] | None,
+                    road_type: str | None, road_rate: bool | None, protection: bool) -> MoveRuling:
+        """The road rate or the hex's COT: as the mover asks (the road rate is his option, B3.4; paying for
+        protection excludes it, B3.43), or else the cheaper legal way."""
         if road_rate is True:
             if road_problem is not None:
                 raise _NA(*road_problem)
@@ -943,54 +1095,38 @@ class _Mover:
                 v, rule, _, name = self.cost("road-" + (road_type or "paved"))
                 raise _NA(f"{self.desc} may not use the road rate ({name.lower()}: {v})", rule)
             return road_r
-        if road_rate is False or road_r is None:
+        if road_rate is False or road_r is None or not road_r.allowed:
             return terrain_r
         if not terrain_r.allowed:
             return road_r
-        if not road_r.allowed:
-            return terrain_r
         tc = terrain_r.cost if terrain_r.cost is not None else ZERO
         rc = road_r.cost if road_r.cost is not None else ZERO
         return road_r if rc <= tc else terrain_r
 
-    def n_vertex(self, v: Vertex | None) -> str:
-        if v is None:
-            return ""
-        got = self._names.get(v)
-        if got is None:
-            got = self.prefix + v.name
-            self._names[v] = got
-        return got
-
     def _option(self, frm: Location, to: Location, a: Hex, b: Hex, hs: Hexside, hst: HexsideTerrain,
                 parts: list[Part], up: int, road: bool, notes: tuple[str, ...], weather: bool) -> MoveRuling:
-        """One way of paying for an entry: the COT parts (terrain or road rate), SMOKE, the climb, the
-        hexside extras, the vehicle/wreck penalty."""
+        """One way of paying for an entry: the COT parts (the terrain's, or the road rate, B3.4), SMOKE
+        (B.2), the climb (B10.4, B3.41), the hexside extras (B9.4, P3.2, B29.4, P2.51, P2.52), the
+        vehicle/wreck penalty (D2.14, B3.42). At the road rate it may keep the road bonus (B3.4) and leaves
+        Infantry to FFMO where the hex is not Open Ground (B3.3)."""
         for v, why, rule, _ in parts:
             if v == "NA":
-                what = why.removeprefix("COT: enters ").removeprefix("COT: ")
-                return self.na(frm, to, f"{self.desc} may not enter {what}", rule)
+                return self.na(frm, to, f"{self.desc} may not enter {_what(why)}", rule)
         for v, why, rule, bog in parts:
             if v == "ALL":
-                return self.all_ruling(frm, to, why.removeprefix("COT: enters ").removeprefix("COT: "), rule,
-                                       bog)
+                try:
+                    return self.all_ruling(frm, to, _what(why), rule, bog)
+                except _NA as e:
+                    return self.na(frm, to, e.reason, e.rule)
         items = [Item(v, why, rule) for v, why, rule, _ in parts]
         bog = any(p[3] for p in parts) and self.pays_mp and not road
         m = self.m
-        if to.place != "culvert" and m.smoke(b):
-            items.append(Item(self.p_smoke, f"SMOKE in {self.n(b)} (part of the COT)", "B.2"))
+        if m.smoke(b):
+            items.append(self.smoke_item(b))
         if up:
-            cot = items[0].amount
-            for i in items[1:]:
-                cot += i.amount
-            self.climb_items(cot, up, road, hs, items)
+            self.climb_items(_total(items), up, road, hs, items)
         self.hexside_items(a, hs, hst, items)
-        if self.pays_mp:
-            nv = len(m.vehicles(b))
-            if nv:
-                per = self.p_veh_road if road else self.p_veh
-                items.append(Item(per * nv, f"{nv} vehicle/wreck{'s' if nv > 1 else ''} in {self.n(b)}"
-                                  + (" entered at the road rate" if road else ""), "B3.42" if road else "D2.14"))
+        items.extend(self.vehicle_items(b, road))
         keeps = road and self.keeps_bonus((b,), hst)
         ffmo = road and (self.inf or self.cav) and not self.open_ground(m.terrain(b))
         if bog:
@@ -1034,7 +1170,8 @@ class _Mover:
 
     # ------------------------------------------------------------------ same hex
     def level_change(self, frm: Location, to: Location) -> MoveRuling:
-        """A change of Location inside one hex: building levels by stairwell (B23.42), IN <-> Crest status
+        """A change of Location inside one hex: building levels by stairwell, 1 MF a level (B23.42; the
+        steeple's and the single-hex two-story house's inherent stairwells, P5.2, P5.3), IN <-> Crest status
         (B20.91, P4.22), never into or out of a Stream Culvert from its own hex (P4.21)."""
         h = frm.hex
         t = self.m.terrain(h)
@@ -1059,14 +1196,15 @@ class _Mover:
             if not t.has_stairwell:
                 raise _NA(f"{self.n(h)} has no stairwell: its levels are not linked there", "B23.42")
             d = abs(to.level - frm.level)
-            return self.ok(frm, to, [Item(self.p_stair * d, f"climbs {d} level{'s' if d > 1 else ''} by the "
-                                                             f"stairwell of {self.n(h)}" if to.level > frm.level
-                                          else f"descends {d} level{'s' if d > 1 else ''} by the stairwell of "
-                                               f"{self.n(h)}", "B23.42")])
+            way = "climbs" if to.level > frm.level else "descends"
+            return self.ok(frm, to, [Item(self.p_stair * d, f"{way} {d} level{'s' if d > 1 else ''} by the "
+                                                             f"stairwell of {self.n(h)}", "B23.42")])
         raise _NA(f"no move links {self.n(frm)} and {self.n(to)}", "B23.42")
 
+    # ------------------------------------------------------------------ Bypass
     def bypass_to_interior(self, frm: Location, to: Location) -> MoveRuling:
-        """Leaving Bypass to enter the obstacle of the hex itself: its COT, no hexside crossed (A4.3, [U])."""
+        """Leaving Bypass to enter the obstacle of the hex itself: its COT (and SMOKE, B.2), no hexside
+        crossed (A4.3, [U])."""
         t = self.m.terrain(to.hex)
         self.check_blaze(to.hex)
         v, rule, bog, name = self.cost(self.ground_key(t))
@@ -1076,26 +1214,16 @@ class _Mover:
             return self.all_ruling(frm, to, f"{name.lower()} {self.n(to.hex)}", rule, bog)
         items = [Item(v, f"COT: leaves Bypass into the {name.lower()} of {self.n(to.hex)}", rule)]
         if self.m.smoke(to.hex):
-            items.append(Item(self.p_smoke, f"SMOKE in {self.n(to.hex)} (part of the COT)", "B.2"))
+            items.append(self.smoke_item(to.hex))
         return self.ok(frm, to, items, bog=bog and self.pays_mp)
 
-    # ------------------------------------------------------------------ Bypass
-    def bypass_move(self, frm: Location, h: Hex, s: Hexside, v0: Vertex, v: Vertex) -> MoveRuling:
-        """Moving in Bypass along hexside ``s`` of hex ``h`` from vertex ``v0`` to vertex ``v``: Infantry and
-        Cavalry at the Bypass MF (A4.3), vehicles and Wagons by VBM (D2.3); along a Narrow Street VBM needs
-        no clearance and costs half, Infantry/Cavalry pay normally and keep the road bonus (P5.11), SMOKE
-        in either hex adds 1 (P5.11), P5.126 and P5.141 may forbid it. Entering from another hex crosses
-        the hexside between them (its extras, slope and Crest Line)."""
+    def bypass_prohibitions(self, h: Hex, s: Hexside, ns: bool, own: bool) -> None:
+        """What forbids moving in Bypass along ``s`` in ``h``: along a Narrow Street, the unit is in the lower
+        hex of a Crest Line hexside, and neither routs nor Dashes there (P5.11), and nobody Bypasses with
+        another vehicle/wreck in Bypass along it, a Blaze or Rubble (P5.126); elsewhere Bypass is movement
+        along the hexsides of a woods or building hex entered from outside it (A4.3, D2.3) and not into a
+        Blaze (B25)."""
         m = self.m
-        to = Location(h, bypass=s, vertex=v)
-        sht = m.hexside(s)
-        ns = sht.narrow_street is not None
-        th = m.terrain(h)
-        x = frm.hex
-        if frm.level or frm.place in ("culvert", "rooftop"):
-            raise _NA("Bypass starts from a ground-level Location", "A4.3")
-        continuing = frm.is_bypass and x == h
-        own = x == h and not frm.is_bypass
         if ns:
             low = bypass_hex(m, s)
             if low is not None and low != h:
@@ -1108,29 +1236,25 @@ class _Mover:
             blocked = narrow_street_bypass_blocked(m, s)
             if blocked:
                 raise _NA(f"all Bypass along Narrow Street {self.n(s)} is NA: {blocked}", "P5.126")
-        else:
-            rule = "D2.3" if self.vbm else "A4.3"
-            if own:
-                raise _NA(f"Bypass is movement along the hexsides of an obstacle hex entered from outside it; "
-                          f"{self.n(s)} is no Narrow Street", rule)
-            if th.terrain not in self.bypass_terrain or th.is_stream:
-                raise _NA(f"only woods and building hexes are bypassed ({self.n(h)} is {th.terrain}"
-                          f"{', a stream hex' if th.is_stream else ''})", rule)
-            self.check_blaze(h)
-        rb = m.roadblock(s) if ns else None
-        if rb is not None and self.vbm:
-            raise _NA(f"the Narrow Street roadblock on {self.n(s)} prohibits VBM along it", "P5.141")
-        entering = not continuing and not own
-        hs_x: Hexside | None = None
-        hst_x: HexsideTerrain | None = None
-        if entering:
-            hs_x = x.hexside(x.direction_to(h))
-            hst_x = m.hexside(hs_x)
-            self.crossing_checks(x, hs_x, hst_x)
-        if any(hh.col < 0 or hh.row < 0 for hh in v.hexes):
-            raise _NA("that vertex lies beyond the edge of the map's grid", "A4.3")
-        items: list[Item] = []
+            return
+        rule = "D2.3" if self.vbm else "A4.3"
+        if own:
+            raise _NA(f"Bypass is movement along the hexsides of an obstacle hex entered from outside it; "
+                      f"{self.n(s)} is no Narrow Street", rule)
+        th = m.terrain(h)
+        if th.terrain not in self.bypass_terrain or th.is_stream:
+            raise _NA(f"only woods and building hexes are bypassed ({self.n(h)} is {th.terrain}"
+                      f"{', a stream hex' if th.is_stream else ''})", rule)
+        self.check_blaze(h)
+
+    def bypass_cost_items(self, h: Hex, s: Hexside, v: Vertex, ns: bool) -> list[Item]:
+        """The cost of one hexside of Bypass: Infantry and Cavalry the Bypass MF (A4.3, also along a Narrow
+        Street, P5.11), vehicles and Wagons VBM at twice the Open Ground cost (D2.3), half that along a
+        Narrow Street (P5.11; Wagons by judgment wagon_half_bypass); SMOKE: +1 for SMOKE in either hex of a
+        Narrow Street (only the lower hex's on a Crest Line, P5.11), else the bypassed hex's (B.2)."""
+        m = self.m
         along = f"along {self.n(s)} in {self.n(h)} to vertex {self.n_vertex(v)}"
+        items: list[Item] = []
         if self.vbm:
             if self.vbm_full is None:
                 raise _NA(f"{self.desc} may not use VBM", "D2.3")
@@ -1147,47 +1271,80 @@ class _Mover:
                 items.append(Item(self.p_ns_smoke, f"SMOKE in {self.n(sh)} beside Narrow Street {self.n(s)}",
                                   "P5.11"))
             if not self.ns_smoke_replaces and m.smoke(h) and sh != h:
-                items.append(Item(self.p_smoke, f"SMOKE in {self.n(h)} (part of the COT)", "B.2"))
+                items.append(self.smoke_item(h))
         elif m.smoke(h):
-            items.append(Item(self.p_smoke, f"SMOKE in {self.n(h)} (part of the COT)", "B.2"))
+            items.append(self.smoke_item(h))
+        return items
+
+    def bypass_entry_items(self, x: Hex, h: Hex, hs_x: Hexside, hst_x: HexsideTerrain, items: list[Item]) -> bool:
+        """Entering Bypass of ``h`` from adjacent hex ``x`` crosses the hexside between them (judgment
+        bypass_entry_crosses_hexside): its climb (B10.4), extras and slope (B9.4, P2.51, P2.52), and the
+        vehicle/wreck penalty of ``h`` (D2.14). Returns P2.54's weather flag."""
+        m = self.m
+        tx, th = m.terrain(x), m.terrain(h)
+        up = th.level - tx.level if (hst_x.crest and th.level > tx.level) else 0
+        if up:
+            self.climb_items(_total(items), up, False, hs_x, items)
+        self.hexside_items(x, hs_x, hst_x, items)
+        items.extend(self.vehicle_items(h, False))
+        return self.weather_flag(hst_x, tx, th)
+
+    def bypass_keeps_bonus(self, frm: Location, h: Hex, s: Hexside, ns: bool, roadblock: bool,
+                           hst_x: HexsideTerrain | None) -> bool:
+        """Whether a step in Bypass keeps the B3.4 road bonus possible: only along a Narrow Street (P5.11),
+        not across its roadblock's segment, reached across a road hexside (or on from along another Narrow
+        Street) into a hex whose road is not rubbled (B3.43), with nothing in its two hexes spoiling it
+        (B3.4) and no fence crossed (judgment fence_denies_road_bonus)."""
+        if not (ns and self.bonus_unit) or roadblock:
+            return False
+        if hst_x is not None:
+            road_in = road_hexside_type(hst_x) is not None or (frm.is_bypass and self.bypass_ns(frm, self.m))
+            if not road_in or road_negated(self.m, h) or (self.fence_denies_bonus and hst_x.fence):
+                return False
+        return self.keeps_bonus(s.hexes, None)
+
+    def bypass_move(self, frm: Location, h: Hex, s: Hexside, v0: Vertex, v: Vertex) -> MoveRuling:
+        """Moving in Bypass along hexside ``s`` of hex ``h`` from vertex ``v0`` to vertex ``v``: Infantry and
+        Cavalry at the Bypass MF (A4.3), vehicles and Wagons by VBM (D2.3); along a Narrow Street VBM needs
+        no clearance and costs half, Infantry/Cavalry pay normally and may keep the road bonus, SMOKE in
+        either hex adds 1 (P5.11); P5.126 and P5.141 may forbid it, and crossing a Narrow Street roadblock's
+        segment costs +1 MF (P5.141). Entering from another hex crosses the hexside between them."""
+        m = self.m
+        to = Location(h, bypass=s, vertex=v)
+        ns = m.hexside(s).narrow_street is not None
+        x = frm.hex
+        if frm.level or frm.place in ("culvert", "rooftop"):
+            raise _NA("Bypass starts from a ground-level Location", "A4.3")
+        continuing = frm.is_bypass and x == h
+        own = x == h and not frm.is_bypass
+        self.bypass_prohibitions(h, s, ns, own)
+        roadblock = ns and m.roadblock(s) is not None
+        if roadblock and self.vbm:
+            raise _NA(f"the Narrow Street roadblock on {self.n(s)} prohibits VBM along it", "P5.141")
+        hs_x: Hexside | None = None
+        hst_x: HexsideTerrain | None = None
+        if not continuing and not own:
+            hs_x = x.hexside(x.direction_to(h))
+            hst_x = m.hexside(hs_x)
+            self.crossing_checks(hs_x, hst_x)
+        if _beyond_grid(v):
+            raise _NA("that vertex lies beyond the edge of the map's grid", "A4.3")
+        items = self.bypass_cost_items(h, s, v, ns)
         weather = False
-        notes: tuple[str, ...] = ()
-        if entering and hs_x is not None and hst_x is not None:
-            tx = m.terrain(x)
-            up = th.level - tx.level if (hst_x.crest and th.level > tx.level) else 0
-            if up:
-                cot = items[0].amount
-                for i in items[1:]:
-                    cot += i.amount
-                self.climb_items(cot, up, False, hs_x, items)
-            slope = self.hexside_items(x, hs_x, hst_x, items)
-            weather = self.cond.weather in ("rain", "snow") and (slope or (hst_x.crest and th.level != tx.level))
-            if weather:
-                notes = ("P2.54: in rain or snow, E3.54/E3.723 would apply to this change of elevation; the E3 "
-                         "weather rules are not modelled.",)
-            if self.pays_mp:
-                nv = len(m.vehicles(h))
-                if nv:
-                    items.append(Item(self.p_veh * nv, f"{nv} vehicle/wreck{'s' if nv > 1 else ''} in {self.n(h)}",
-                                      "D2.14"))
-        if rb is not None:
+        if hs_x is not None and hst_x is not None:
+            weather = self.bypass_entry_items(x, h, hs_x, hst_x, items)
+        if roadblock:
             v_rb, rule_rb, _, _ = self.cost("narrow-street-roadblock")
             if isinstance(v_rb, Fraction) and v_rb:
                 items.append(Item(v_rb, f"crosses the Narrow Street roadblock's segment on {self.n(s)}", rule_rb))
-        keeps = False
-        if ns and self.bonus_unit and rb is None:
-            road_in = True
-            if entering and hst_x is not None:
-                # onto the Narrow Street across a road hexside, or from along one Narrow Street to the next at
-                # their common vertex (the road runs on)
-                road_in = ((road_hexside_type(hst_x) is not None or (frm.is_bypass and self.bypass_ns(frm, m)))
-                           and not road_negated(m, h))
-            keeps = road_in and self.keeps_bonus(s.hexes, None) and (hst_x is None or not hst_x.fence)
-        return self.ok(frm, to, items, keeps=keeps, bypass=s, weather=weather, notes=notes)
+        keeps = self.bypass_keeps_bonus(frm, h, s, ns, roadblock, hst_x)
+        return self.ok(frm, to, items, keeps=keeps, bypass=s, weather=weather,
+                       notes=(_P2_54_NOTE,) if weather else ())
 
     # ------------------------------------------------------------------ dispatch
     def guard(self, fn: Any, frm: Location, to: Location, *args: Any, bypass: Hexside | None = None,
               **kw: Any) -> MoveRuling:
+        """The ruling of ``fn(*args, **kw)``, a forbidden move turned into a not-allowed ruling."""
         try:
             r: MoveRuling = fn(*args, **kw)
             return r
@@ -1213,6 +1370,8 @@ class _Mover:
 
     def bypass_candidates(self, frm: Location, s: Hexside, in_hex: Hex | None,
                           to_vertex: Vertex | None) -> list[tuple[Hex, Vertex, Vertex]]:
+        """The (hex, start vertex, end vertex) of each way ``frm`` can move in Bypass along ``s`` (the lower
+        hex only on a Crest-Line Narrow Street, P5.11)."""
         m = self.m
         ends = _ends(s)
         starts = self.start_vertices(frm)
@@ -1233,44 +1392,43 @@ class _Mover:
                 out.append((h, v0, v))
         return out
 
+    def bypass_step(self, frm: Location, bypass: Hexside, in_hex: Hex | None, to_vertex: Vertex | None) -> MoveRuling:
+        """A step in Bypass along ``bypass`` (in ``in_hex``, to ``to_vertex``), the cheapest allowed way when
+        the rules leave the hex open; bad requests raise QueryError naming the key."""
+        if in_hex is not None and in_hex not in bypass.hexes:
+            raise NotAdjacent(f"in: {self.n(in_hex)} is not a hex of {self.n(bypass)}; expected "
+                              + " or ".join(self.n(h) for h in bypass.hexes))
+        ends = [x for x in _ends(bypass) if not _beyond_grid(x)]
+        if to_vertex is not None and to_vertex not in ends:
+            raise QueryError(f"to_vertex: {self.n_vertex(to_vertex) if not _beyond_grid(to_vertex) else to_vertex!r} "
+                             f"is not a vertex of {self.n(bypass)} on the grid; expected "
+                             + " or ".join(self.n_vertex(x) for x in ends))
+        cands = [c for c in self.bypass_candidates(frm, bypass, in_hex, to_vertex) if not _beyond_grid(c[2])]
+        if not cands:
+            raise NotAdjacent(f"bypass: hexside {self.n(bypass)} does not touch {self.n(frm)} at a vertex it can "
+                              "start from" + (f" in {self.n(in_hex)}" if in_hex is not None else ""))
+        if to_vertex is None and len({c[2] for c in cands}) > 1:
+            raise QueryError(f"to_vertex: missing; moving in Bypass along {self.n(bypass)} from {self.n(frm)} "
+                             f"can end at " + " or ".join(sorted({self.n_vertex(c[2]) for c in cands})))
+        return _cheapest([self.guard(self.bypass_move, frm, Location(h, bypass=bypass, vertex=v), frm, h, bypass,
+                                     v0, v, bypass=bypass) for h, v0, v in cands])
+
     def move(self, frm: Location, to: Location | None = None, *, bypass: Hexside | None = None,
              in_hex: Hex | None = None, to_vertex: Vertex | None = None, road_rate: bool | None = None,
              protection: bool = False, declared_vertex: Vertex | None = None) -> MoveRuling:
         """The ruling on one move, however it is asked (see :func:`move_cost`)."""
-        m = self.m
         if to is not None and to.is_bypass and bypass is None:
-            bypass, in_hex, to_vertex = to.bypass, to.hex, to.vertex
-            if bypass is None:
-                assert to_vertex is not None
-                starts = self.start_vertices(frm)
-                cands = [hs for hs in _hexsides_at(to.hex, to_vertex) if _other_end(hs, to_vertex) in starts]
-                if not cands:
-                    raise NotAdjacent(f"to: Bypass position {self.n(to)} cannot be reached in one move from "
-                                      f"{self.n(frm)}")
-                rulings = [self.move(frm, None, bypass=hs, in_hex=in_hex, to_vertex=to_vertex, road_rate=road_rate)
-                           for hs in cands]
-                return _cheapest(rulings)
-            to = None
+            if to.bypass is not None:
+                return self.bypass_step(frm, to.bypass, to.hex, to.vertex)
+            assert to.vertex is not None
+            starts = self.start_vertices(frm)
+            cands = [hs for hs in _hexsides_at(to.hex, to.vertex) if _other_end(hs, to.vertex) in starts]
+            if not cands:
+                raise NotAdjacent(f"to: Bypass position {self.n(to)} cannot be reached in one move from "
+                                  f"{self.n(frm)}")
+            return _cheapest([self.bypass_step(frm, hs, to.hex, to.vertex) for hs in cands])
         if bypass is not None:
-            cands3 = self.bypass_candidates(frm, bypass, in_hex, to_vertex)
-            if not cands3:
-                ends = " or ".join(self.n_vertex(x) for x in bypass.vertices())
-                if to_vertex is not None and to_vertex not in bypass.vertices():
-                    raise QueryError(f"to_vertex: {self.n_vertex(to_vertex)} is not a vertex of {self.n(bypass)}; "
-                                     f"expected {ends}")
-                if in_hex is not None and in_hex not in bypass.hexes:
-                    raise QueryError(f"in: {self.n(in_hex)} is not a hex of {self.n(bypass)}")
-                raise NotAdjacent(f"bypass: hexside {self.n(bypass)} does not touch {self.n(frm)} at a vertex it can "
-                                  "start from")
-            if to_vertex is None and len({c[2] for c in cands3}) > 1:
-                ends = " or ".join(sorted({self.n_vertex(c[2]) for c in cands3}))
-                raise QueryError(f"to_vertex: missing; moving in Bypass along {self.n(bypass)} from {self.n(frm)} "
-                                 f"can end at {ends}")
-            rulings = []
-            for h, v0, v in cands3:
-                dest = Location(h, bypass=bypass, vertex=v)
-                rulings.append(self.guard(self.bypass_move, frm, dest, frm, h, bypass, v0, v, bypass=bypass))
-            return _cheapest(rulings)
+            return self.bypass_step(frm, bypass, in_hex, to_vertex)
         if to is None:
             raise QueryError("missing key 'to' (or 'bypass'); expected the Location entered")
         if to.place == "rooftop" or frm.place == "rooftop":
@@ -1282,11 +1440,10 @@ class _Mover:
                 if to.level or to.place:
                     return self.na(frm, to, "a unit in Bypass enters the ground Location of its hex first", "A4.3")
                 return self.guard(self.bypass_to_interior, frm, to, frm, to)
-            verts = self.start_vertices(frm)
-            if not any(to.hex in v.hexes for v in verts):
+            if not any(to.hex in v.hexes for v in self.start_vertices(frm)):
                 raise NotAdjacent(f"to: {self.n(to.hex)} does not touch the Bypass position {self.n(frm)}")
             return self.guard(self.hex_entry, frm, to, frm, to, road_rate=road_rate, protection=protection,
-                              along_ns=self.bypass_ns(frm, m), declared_vertex=declared_vertex)
+                              along_ns=self.bypass_ns(frm, self.m), declared_vertex=declared_vertex)
         if to.hex == frm.hex:
             return self.guard(self.level_change, frm, to, frm, to)
         if not frm.hex.is_adjacent(to.hex):
@@ -1307,22 +1464,20 @@ class _Mover:
             return r, None
         d = frm.hex.direction_to(to.hex)
         turn = min((d - vca) % 6, (vca - d) % 6)
-        if not turn:
+        if not turn or r.all_mf:
             return r, d
-        t = self.m.terrain(frm.hex)
-        obstacle = t.terrain in ("woods", "pine-woods", "building", "rubble") or self.m.has_counter(frm.hex, "rubble")
-        per = Fraction(self.chart.param("vca_change_in_obstacle_mp" if obstacle else "vca_change_mp").value)
+        obstacle = _in_vca_obstacle(self.m, frm.hex, self.vca_obstacles)
+        per = self.p_vca_obstacle if obstacle else self.p_vca
         item = Item(per * turn, f"changes VCA {turn} hexspine{'s' if turn > 1 else ''} to face {self.n(to.hex)}"
-                                + (f" in {t.terrain} {self.n(frm.hex)}" if obstacle else ""), "D2.11")
-        if r.all_mf:
-            return r, d
-        items = (item, *r.items)
+                                + (f" in {self.m.terrain(frm.hex).terrain} {self.n(frm.hex)}" if obstacle else ""),
+                    "D2.11")
         total = item.amount + (r.cost if r.cost is not None else ZERO)
-        return MoveRuling(True, total, r.units, items, r.frm, r.to, None, None, r.road_rate, r.ffmo_exposed,
+        return MoveRuling(True, total, r.units, (item, *r.items), r.frm, r.to, None, None, r.road_rate, r.ffmo_exposed,
                           r.keeps_road_bonus, r.bypass, r.all_mf, r.bog, r.weather_elevation, r.notes, r.prefix), d
 
-    # ------------------------------------------------------------------ search edges
+    # ------------------------------------------------------------------ the search's tables
     def node_id(self, loc: Location) -> int:
+        """The search's integer id of a Location (or Bypass position)."""
         i = self._ids.get(loc)
         if i is None:
             i = len(self._nodes)
@@ -1331,126 +1486,167 @@ class _Mover:
             self._iadj.append(None)
         return i
 
-    def adjacency(self, u: int) -> list[tuple[int, int, bool, bool, MoveRuling]]:
-        """The allowed moves out of node ``u`` as (node, scaled cost, keeps road bonus, ALL, ruling)."""
+    def adjacency(self, u: int) -> list[Edge]:
+        """The allowed moves out of node ``u`` as (node, scaled cost, keeps road bonus, ALL, ruling), built
+        the first time the search needs them."""
         got = self._iadj[u]
         if got is None:
-            got = [(self.node_id(v), _scaled(r.cost), r.keeps_road_bonus, r.all_mf, r)
-                   for v, r in self.edges(self._nodes[u])]
+            got = [(self.node_id(r.to), _scaled(r.cost), r.keeps_road_bonus, r.all_mf, r)
+                   for r in self.edges(self._nodes[u]) if r.to is not None]
             self._iadj[u] = got
         return got
 
-    def edges(self, node: Location) -> list[tuple[Location, MoveRuling]]:
-        """Every allowed move out of ``node`` (cached): the search's adjacency list."""
-        got = self._adj.get(node)
-        if got is not None:
-            return got
-        out: list[tuple[Location, MoveRuling]] = []
+    def _shared_rulings(self, key: tuple[Any, ...], frm: Location, make: Any) -> list[MoveRuling]:
+        """The rulings ``make()`` gives for moves that do not depend on which Bypass position of its hex
+        ``frm`` is (``key`` names what they depend on): made once, then re-made from each such ``frm``."""
+        rs = self._shared.get(key)
+        if rs is None:
+            rs = make()
+            self._shared[key] = rs
+        return [_restamp(r, frm) for r in rs]
+
+    def edges(self, node: Location) -> list[MoveRuling]:
+        """Every allowed move out of ``node``: the search's adjacency list."""
+        if node.is_bypass:
+            out = self._bypass_edges(node)
+        elif node.level:
+            out = self._upper_level_edges(node)
+        elif node.place == "culvert":
+            out = self._culvert_edges(node)
+        else:
+            out = self._ground_edges(node)
+        return [r for r in out if r.allowed]
+
+    def _try_bypass(self, frm: Location, h: Hex, s: Hexside, v0: Vertex, out: list[MoveRuling],
+                    shared_key: tuple[Any, ...] | None = None) -> None:
+        """The Bypass move from ``frm`` along ``s`` in ``h`` starting at ``v0``, when the rules could allow it
+        (cheap filters first: a woods or building hex not one's own, or a Narrow Street in the right hex)."""
         m = self.m
-
-        def add(r: MoveRuling) -> None:
-            if r.allowed and r.to is not None:
-                out.append((r.to, r))
-
-        def try_bypass(frm: Location, h: Hex, s: Hexside, v0: Vertex) -> None:
-            # cheap filters first: the full ruling is made only for a Bypass the rules could allow
-            if h not in m:
+        if self.has_ns and h in m and m.hexside(s).narrow_street is not None:
+            low = bypass_hex(m, s)
+            if low is not None and low != h:
                 return
-            th = m.terrain(h)
-            if th.terrain not in self.bypass_terrain or th.is_stream or (h == frm.hex and not frm.is_bypass):
-                if not self.has_ns or m.hexside(s).narrow_street is None:
-                    return
-                low = bypass_hex(m, s)
-                if low is not None and low != h:
-                    return
-            elif self.has_ns and m.hexside(s).narrow_street is not None:
-                low = bypass_hex(m, s)
-                if low is not None and low != h:
-                    return
-            v = _other_end(s, v0)
-            dest = Location(h, bypass=s, vertex=v)
-            add(self.guard(self.bypass_move, frm, dest, frm, h, s, v0, v))
+        elif not self._bypassable(h) or (h == frm.hex and not frm.is_bypass):
+            return
+        v = _other_end(s, v0)
+        dest = Location(h, bypass=s, vertex=v)
+        if shared_key is None or h == frm.hex:
+            out.append(self.guard(self.bypass_move, frm, dest, frm, h, s, v0, v))
+        else:
+            out.extend(self._shared_rulings(("bypass", *shared_key, h, s, v0), frm,
+                                            lambda: [self.guard(self.bypass_move, frm, dest, frm, h, s, v0, v)]))
 
+    def _bypassable(self, h: Hex) -> bool:
+        """Whether hex ``h`` is on the map and may be bypassed off a Narrow Street: a woods or building hex
+        (the chart's ``bypass_terrain``), not a stream hex (A4.3, D2.3). Cached for the search."""
+        got = self._bypass_ok.get(h)
+        if got is None:
+            got = h in self.m and self.m.terrain(h).terrain in self.bypass_terrain and not self.m.terrain(h).is_stream
+            self._bypass_ok[h] = got
+        return got
+
+    def _bypass_edges(self, node: Location) -> list[MoveRuling]:
+        """Out of a Bypass position at vertex v0 of hex a: on in Bypass along a's other hexside at v0, into the
+        other hexes at v0 (their ground, Crest status), into Bypass of those hexes, and into a's own obstacle.
+        Moves that do not depend on where in a the unit is are shared by a's Bypass positions."""
+        m = self.m
+        a = node.hex
+        out: list[MoveRuling] = []
+        ns = self.bypass_ns(node, m)
+        can_crest = self.inf or self.cav
+        starts = [node.vertex] if node.vertex is not None else list(_ends(node.bypass)) if node.bypass else []
+        for v0 in starts:
+            for s in _hexsides_at(a, v0):
+                if s != node.bypass:
+                    self._try_bypass(node, a, s, v0, out)
+            for z in v0.hexes:
+                if z == a or z not in m:
+                    continue
+                dests = [Location(z)]
+                if can_crest and m.terrain(z).is_stream:
+                    dests.append(Location(z, place="crest"))
+                for dest in dests:
+                    out.extend(self._shared_rulings(("entry", a, node.level, node.place, dest, ns), node,
+                                                    lambda d=dest: self.entry_rulings(node, d, ns)))
+                if self.has_ns or self._bypassable(z):
+                    for s in _hexsides_at(z, v0):
+                        self._try_bypass(node, z, s, v0, out, shared_key=(a, node.level, node.place, ns))
+        inside = Location(a)
+        out.extend(self._shared_rulings(("interior", a), node,
+                                        lambda: [self.guard(self.bypass_to_interior, node, inside, node, inside)]))
+        return out
+
+    def _upper_level_edges(self, node: Location) -> list[MoveRuling]:
+        """Out of an upper building level: the same level of an adjacent hex of the same building, and the
+        levels above and below by the stairwell (B23.42)."""
+        m = self.m
+        a = node.hex
+        ta = m.terrain(a)
+        out: list[MoveRuling] = []
+        for b in m.neighbours(a):
+            tb = m.terrain(b)
+            if tb.is_building and tb.building_id is not None and tb.building_id == ta.building_id \
+                    and node.level <= tb.building_levels:
+                out.extend(self.entry_rulings(node, Location(b, node.level)))
+        for lv in (node.level - 1, node.level + 1):
+            if 0 <= lv <= ta.top_level:
+                dest = Location(a, lv)
+                out.append(self.guard(self.level_change, node, dest, node, dest))
+        return out
+
+    def _culvert_edges(self, node: Location) -> list[MoveRuling]:
+        """Out of a Stream Culvert: INTO an adjacent stream hex, or into an adjacent culvert (P4.21)."""
+        m = self.m
+        out: list[MoveRuling] = []
+        for b in m.neighbours(node.hex):
+            tb = m.terrain(b)
+            if tb.is_stream:
+                out.extend(self.entry_rulings(node, Location(b)))
+            if tb.culvert:
+                out.extend(self.entry_rulings(node, Location(b, place="culvert")))
+        return out
+
+    def _ground_edges(self, node: Location) -> list[MoveRuling]:
+        """Out of a ground Location, IN a stream or Crest status: into each adjacent hex (its ground, Crest
+        status, its culvert), Crest status in this hex (B20.91), up the stairwell (B23.42), and into Bypass
+        at each vertex of this hex: along the neighbours' hexsides, and along this hex's own Narrow Streets
+        (P5.11)."""
+        m = self.m
         a = node.hex
         ta = m.terrain(a)
         can_crest = self.inf or self.cav
-        if node.is_bypass:
-            ns = self.bypass_ns(node, m)
-            starts = [node.vertex] if node.vertex is not None else list(_ends(node.bypass)) if node.bypass else []
-            for v0 in starts:
-                for s in _hexsides_at(a, v0):
-                    if s != node.bypass:
-                        try_bypass(node, a, s, v0)
-                for z in v0.hexes:
-                    if z == a or z not in m:
-                        continue
-                    tz = m.terrain(z)
-                    add(self.guard(self.hex_entry, node, Location(z), node, Location(z), along_ns=ns))
-                    if tz.is_stream and can_crest:
-                        dest = Location(z, place="crest")
-                        add(self.guard(self.hex_entry, node, dest, node, dest, along_ns=ns))
-                    for s in _hexsides_at(z, v0):
-                        try_bypass(node, z, s, v0)
-            add(self.guard(self.bypass_to_interior, node, Location(a), node, Location(a)))
-            self._adj[node] = out
-            return out
-        if node.level:
-            for b in m.neighbours(a):
-                tb = m.terrain(b)
-                if tb.is_building and tb.building_id is not None and tb.building_id == ta.building_id \
-                        and node.level <= tb.building_levels:
-                    dest = Location(b, node.level)
-                    add(self.guard(self.hex_entry, node, dest, node, dest))
-            for lv in (node.level - 1, node.level + 1):
-                if 0 <= lv <= ta.top_level:
-                    dest = Location(a, lv)
-                    add(self.guard(self.level_change, node, dest, node, dest))
-            self._adj[node] = out
-            return out
-        if node.place == "culvert":
-            for b in m.neighbours(a):
-                tb = m.terrain(b)
-                if tb.is_stream:
-                    add(self.guard(self.hex_entry, node, Location(b), node, Location(b)))
-                if tb.culvert:
-                    dest = Location(b, place="culvert")
-                    add(self.guard(self.hex_entry, node, dest, node, dest))
-            self._adj[node] = out
-            return out
-        # a ground Location, IN a stream, or Crest status
+        out: list[MoveRuling] = []
         for b in m.neighbours(a):
             tb = m.terrain(b)
-            add(self.guard(self.hex_entry, node, Location(b), node, Location(b)))
+            out.extend(self.entry_rulings(node, Location(b)))
             if tb.is_stream and can_crest:
-                dest = Location(b, place="crest")
-                add(self.guard(self.hex_entry, node, dest, node, dest))
+                out.extend(self.entry_rulings(node, Location(b, place="crest")))
             if tb.culvert and node.place == "" and ta.is_stream and self.inf:
-                dest = Location(b, place="culvert")
-                add(self.guard(self.hex_entry, node, dest, node, dest))
+                out.extend(self.entry_rulings(node, Location(b, place="culvert")))
         if ta.is_stream and can_crest:
             dest = Location(a, place="" if node.place == "crest" else "crest")
-            add(self.guard(self.level_change, node, dest, node, dest))
+            out.append(self.guard(self.level_change, node, dest, node, dest))
         if ta.is_building and ta.top_level and self.inf:
             dest = Location(a, 1)
-            add(self.guard(self.level_change, node, dest, node, dest))
+            out.append(self.guard(self.level_change, node, dest, node, dest))
         for k, v0 in enumerate(_hex_vertices(a)):
-            # hexsides of neighbours meeting at v0 but not hexsides of this hex
             y1, y2 = (h for h in v0.hexes if h != a)
+            if not (self.has_ns or self._bypassable(y1) or self._bypassable(y2)):
+                continue  # off Narrow Streets only a woods or building neighbour at v0 is bypassed from here
             if y1 in m and y2 in m:
                 s = Hexside.of(y1, y2)
-                try_bypass(node, y1, s, v0)
-                try_bypass(node, y2, s, v0)
-            # this hex's own two hexsides at v0: Bypass in the neighbour across, or in this hex (Narrow Street)
+                self._try_bypass(node, y1, s, v0, out)
+                self._try_bypass(node, y2, s, v0, out)
             for s in (a.hexside(k), a.hexside(k + 1)):
                 other = s.other(a)
                 if other in m:
-                    try_bypass(node, other, s, v0)
-                try_bypass(node, a, s, v0)
-        self._adj[node] = out
+                    self._try_bypass(node, other, s, v0, out)
+                self._try_bypass(node, a, s, v0, out)
         return out
 
 
 def _cheapest(rulings: list[MoveRuling]) -> MoveRuling:
+    """The cheapest allowed ruling (the first on a tie), or the first ruling when none is allowed."""
     allowed = [r for r in rulings if r.allowed]
     if not allowed:
         return rulings[0]
@@ -1463,6 +1659,7 @@ _MOVERS: weakref.WeakKeyDictionary[Map, dict[tuple[Any, ...], _Mover]] = weakref
 
 
 def _as_unit(unit: Unit | str | Mapping[str, Any] | None) -> Unit:
+    """A :class:`Unit` from a Unit or queries.md's string/object forms (infantry when left out)."""
     if isinstance(unit, Unit):
         return unit
     return Unit.from_json(unit if unit is not None else "infantry")
@@ -1471,6 +1668,8 @@ def _as_unit(unit: Unit | str | Mapping[str, Any] | None) -> Unit:
 def _mover(m: Map, unit: Unit | str | Mapping[str, Any] | None, allowance: Any = None, *, dash: bool = False,
            rout: bool = False, conditions: Conditions | Mapping[str, Any] | None = None,
            chart: Chart | None = None) -> _Mover:
+    """The (cached) rules object of ``unit`` on ``m``; checks the flags (only Infantry Dash, A4.63, or rout)
+    and the allowance (a number >= 0), naming the key."""
     u = _as_unit(unit)
     if dash and u.type != "infantry":
         raise QueryError("dash: only Infantry may Dash (A4.63)")
@@ -1505,16 +1704,41 @@ def _mover(m: Map, unit: Unit | str | Mapping[str, Any] | None, allowance: Any =
     return mv
 
 
+#: the allowance of the mover that holds the search's tables (any positive value: the tables do not depend on
+#: it, see :class:`_Mover`)
+_SEARCH_ALLOWANCE = ONE
+
+
+def _search_mover(mv: _Mover) -> _Mover:
+    """The mover whose tables every ``reach`` of ``mv``'s unit, map, chart, conditions and flags shares."""
+    return _mover(mv.m, mv.unit, _SEARCH_ALLOWANCE, dash=mv.dash, rout=mv.rout, conditions=mv.cond,
+                  chart=mv.chart)
+
+
 def _loc(m: Map, x: Location | str, key: str) -> Location:
+    """The Location (or Bypass position) given or named by query key ``key``, checked against the map and in
+    its canonical form (P5.11); errors name the key."""
     if isinstance(x, Location):
         if x.hex not in m:
-            raise UnknownLocation(f"{key}: hex {m.prefix}{x.hex} is not on map {m.name!r}")
-        m.check_location(x.base())
-        return _canonical_bypass(m, x)
-    try:
-        return _canonical_bypass(m, m.parse_location(x))
-    except QueryError as e:
-        raise type(e)(f"{key}: {e}") from None
+            raise UnknownLocation(f"{key}: hex {x.hex!r} is not on map {m.name!r}")
+        if x.is_ground:
+            return x  # every hex of the map has its ground Location
+        try:
+            m.check_location(x.base())
+        except QueryError as e:
+            raise type(e)(f"{key}: {e}") from None
+        loc = _canonical_bypass(m, x)
+    else:
+        try:
+            if isinstance(x, str) and "/" not in x and "@" not in x:
+                return Location(m.parse_hex(x))  # a hex names its ground Location
+            loc = _canonical_bypass(m, m.parse_location(x))
+        except QueryError as e:
+            raise type(e)(f"{key}: {e}") from None
+    if loc.is_bypass and (loc.level or loc.place):
+        raise QueryError(f"{key}: a unit in Bypass is at ground level (A4.3); expected a Bypass position such as "
+                         f"{m.prefix}{loc.hex.name}@... without '/{loc.place or loc.level}'")
+    return loc
 
 
 def _canonical_bypass(m: Map, loc: Location) -> Location:
@@ -1594,10 +1818,10 @@ def move_cost(m: Map, unit: Unit | str | Mapping[str, Any] | None, frm: Location
     tv = m.parse_vertex(to_vertex) if isinstance(to_vertex, str) else to_vertex
     ih = m.parse_hex(in_hex) if isinstance(in_hex, str) else in_hex
     dv = m.parse_vertex(declared_vertex) if isinstance(declared_vertex, str) else declared_vertex
-    if dv is not None and t is not None and not t.is_bypass and t.hex != f.hex and f.hex.is_adjacent(t.hex):
-        if dv not in Hexside.of(f.hex, t.hex).vertices():
-            raise QueryError(f"declared_vertex: {m.prefix}{dv.name} is not a vertex of hexside "
-                             f"{m.prefix}{Hexside.of(f.hex, t.hex).name}")
+    if (dv is not None and t is not None and not t.is_bypass and t.hex != f.hex and f.hex.is_adjacent(t.hex)
+            and dv not in Hexside.of(f.hex, t.hex).vertices()):
+        raise QueryError(f"declared_vertex: {m.prefix}{dv.name} is not a vertex of hexside "
+                         f"{m.prefix}{Hexside.of(f.hex, t.hex).name}")
     _check_vca(mv, vca, f, t, hs)
     r = mv.move(f, t, bypass=hs, in_hex=ih, to_vertex=tv, road_rate=road_rate, protection=protection,
                 declared_vertex=dv)
@@ -1605,6 +1829,8 @@ def move_cost(m: Map, unit: Unit | str | Mapping[str, Any] | None, frm: Location
 
 
 def _check_vca(mv: _Mover, vca: Any, frm: Location, to: Location | None, bypass: Hexside | None) -> None:
+    """Check a query's ``vca``: a hexspine 0-5 of a vehicle or Wagon, not in Bypass (where a vca-change query
+    rules the turn, D2.33, P5.123)."""
     if vca is None:
         return
     if isinstance(vca, bool) or not isinstance(vca, int) or not 0 <= vca <= 5:
@@ -1617,6 +1843,8 @@ def _check_vca(mv: _Mover, vca: Any, frm: Location, to: Location | None, bypass:
 
 
 def _as_step(m: Map, x: Any, i: int) -> Step:
+    """Step ``i`` of a path from a Location name, a Location, a :class:`Step` or a queries.md step object;
+    errors name ``hexes[i]`` and the key."""
     key = f"hexes[{i}]"
     if isinstance(x, Step):
         return x
@@ -1690,7 +1918,7 @@ def path(m: Map, unit: Unit | str | Mapping[str, Any] | None, steps: Sequence[An
     if not steps:
         raise QueryError("hexes: expected at least the start Location")
     first = steps[0]
-    if isinstance(first, Mapping) or isinstance(first, Step):
+    if isinstance(first, (Mapping, Step)):
         raise QueryError("hexes[0]: expected the start Location's name")
     start = _loc(m, first, "hexes[0]")
     if vca is not None:
@@ -1724,15 +1952,17 @@ def path(m: Map, unit: Unit | str | Mapping[str, Any] | None, steps: Sequence[An
     return PathRuling(True, total, mv.units, road_bonus, allow, tuple(rulings), start, None, None, m.prefix)
 
 
-def _dijkstra(mv: _Mover, start: Location) -> tuple[dict[int, int], dict[int, tuple[int, MoveRuling]]]:
+def _dijkstra(mv: _Mover, start: Location,
+              allowance: Fraction) -> tuple[dict[int, int], dict[int, tuple[int, MoveRuling]]]:
     """Least costs over (Location, road-bonus-still-possible) nodes, with predecessors.
 
-    A search node is ``2 * id + b``: the Location's id in the mover's tables and whether the B3.4 road
-    bonus is still possible. The allowance is the cutoff, raised by the road bonus only for nodes that
-    kept it; an ALL move is taken only as the first move. Costs are integers (``_SCALE`` per MF/MP).
+    A search node is ``2 * id + b``: the Location's id in the search mover's tables and whether the B3.4
+    road bonus is still possible. The allowance is the cutoff, raised by the road bonus only for nodes that
+    kept it; an ALL move is taken only as the first move, and costs the whole allowance (none when the
+    allowance is 0). Costs are integers (``_SCALE`` per MF/MP).
     """
-    cut = _scaled(mv.allowance)
-    cut_b = _scaled(mv.allowance + mv.p_bonus) if mv.bonus_unit else cut
+    cut = _scaled(allowance)
+    cut_b = _scaled(allowance + mv.p_bonus) if mv.bonus_unit else cut
     s0 = 2 * mv.node_id(start) + (1 if mv.bonus_unit else 0)
     dist: dict[int, int] = {s0: 0}
     pred: dict[int, tuple[int, MoveRuling]] = {}
@@ -1746,7 +1976,7 @@ def _dijkstra(mv: _Mover, start: Location) -> tuple[dict[int, int], dict[int, tu
         b = x & 1
         for v, c, keeps, all_mf, r in adjacency(x >> 1):
             if all_mf:
-                if d:
+                if d or not cut:
                     continue
                 c = cut
             nb = 1 if (b and keeps) else 0
@@ -1762,10 +1992,46 @@ def _dijkstra(mv: _Mover, start: Location) -> tuple[dict[int, int], dict[int, tu
     return dist, pred
 
 
+@contextlib.contextmanager
+def _gc_paused() -> Iterator[None]:
+    """Pause the cyclic garbage collector while the search builds its tables: tens of thousands of acyclic
+    rulings and tuples would otherwise trigger full collections that cost a fifth of a cold ``reach``. The
+    previous state is restored however the block ends."""
+    was = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was:
+            gc.enable()
+
+
+def _chain(x: int, pred: dict[int, tuple[int, MoveRuling]], nodes: list[Location],
+           chains: dict[int, tuple[Location, ...]], rules: list[str]) -> tuple[Location, ...]:
+    """The path to search node ``x`` (start first), built on the memoised paths of its predecessors; the
+    rules of each move met for the first time are added to ``rules``."""
+    stack: list[int] = []
+    y = x
+    while y not in chains:
+        p = pred.get(y)
+        if p is None:
+            chains[y] = (nodes[y >> 1],)
+            break
+        stack.append(y)
+        y = p[0]
+    base = chains[y]
+    for z in reversed(stack):
+        rules.extend(i.rule for i in pred[z][1].items)
+        base = (*base, nodes[z >> 1])
+        chains[z] = base
+    return chains[x]
+
+
 _SCALED: dict[Fraction, int] = {}
 
 
 def _scaled(x: Fraction | None) -> int:
+    """A cost as the search's integer (``_SCALE`` per MF/MP), exact for the chart's halves and quarters."""
     if x is None:
         return 0
     got = _SCALED.get(x)
@@ -1786,6 +2052,20 @@ def reach(m: Map, unit: Unit | str | Mapping[str, Any] | None, start: Location |
     and one cheapest path, searched over (Location, road-bonus state) so the B3.4 bonus and Bypass are
     honoured exactly.
 
+    Parameters
+    ----------
+    unit, start : as for :func:`move_cost` (``start`` is the ``from`` Location).
+    allowance : number, optional
+        The unit's MF/MP (the cutoff); defaults to the unit's own. The road bonus (B3.4) raises it by 1 MF for
+        paths that keep it; an ALL move is taken only as the first move.
+    dash, rout, conditions, chart : as for :func:`move_cost`.
+
+    Returns
+    -------
+    ReachRuling
+        Each Location reached with its least cost and one cheapest path (the start at 0): the path's
+        :func:`path` costs exactly that cost.
+
     Examples
     --------
     >>> from asl_terrain.model import load_demo
@@ -1795,28 +2075,23 @@ def reach(m: Map, unit: Unit | str | Mapping[str, Any] | None, start: Location |
     """
     mv = _mover(m, unit, allowance, dash=dash, rout=rout, conditions=conditions, chart=chart)
     s = _loc(m, start, "from")
-    dist, pred = _dijkstra(mv, s)
-    nodes = mv._nodes
+    search = _search_mover(mv)
+    with _gc_paused():
+        dist, pred = _dijkstra(search, s, mv.allowance)
+    nodes = search._nodes
     best: dict[str, tuple[int, int]] = {}
     for x, d in sorted(dist.items(), key=lambda kv: (kv[1], kv[0])):
-        name = mv.n(nodes[x >> 1])
+        name = search.n(nodes[x >> 1])
         if name not in best:
             best[name] = (d, x)
     reached: list[Reached] = []
     rules: list[str] = []
+    chains: dict[int, tuple[Location, ...]] = {}
     cut = _scaled(mv.allowance)
     for d, x in best.values():
-        chain: list[Location] = [nodes[x >> 1]]
-        y = x
-        last: MoveRuling | None = None
-        while y in pred:
-            y, r = pred[y]
-            last = last or r
-            rules.extend(i.rule for i in r.items)
-            chain.append(nodes[y >> 1])
-        chain.reverse()
-        reached.append(Reached(nodes[x >> 1], Fraction(d, _SCALE), tuple(chain), d > cut,
-                               bool(last is not None and last.all_mf)))
+        last = pred.get(x)
+        reached.append(Reached(nodes[x >> 1], Fraction(d, _SCALE), _chain(x, pred, nodes, chains, rules), d > cut,
+                               bool(last is not None and last[1].all_mf)))
     if any(r.road_bonus for r in reached):
         rules.append("B3.4")
     return ReachRuling(s, mv.allowance, mv.units, tuple(reached), distinct(rules), m.prefix)
@@ -1855,49 +2130,58 @@ def vca_change(m: Map, unit: Unit | str | Mapping[str, Any] | None, at: Location
     turn = min(hexspines, 6 - hexspines)
     units = "MP" if u.pays_mp else "MF"
     name = loc.text(m.prefix)
-    p = ch.param
-    per = Fraction(p("vca_change_mp").value)
 
-    def ruling(allowed: bool, items: list[Item] | None = None, reason: str | None = None,
-               rule: str | None = None) -> VcaRuling:
+    def ruling(items: list[Item] | None = None, reason: str | None = None, rule: str | None = None) -> VcaRuling:
+        if reason is not None:
+            return VcaRuling(False, None, units, (), reason, rule, name, turn)
         its = tuple(items or ())
-        cost = sum((i.amount for i in its), ZERO) if allowed else None
-        return VcaRuling(allowed, cost, units, its, reason, rule, name, turn)
+        return VcaRuling(True, _total(its), units, its, None, None, name, turn)
 
-    on_ns = _Mover.bypass_ns(loc, m) if loc.is_bypass else False
-    if on_ns:
-        if motion_attempt:
-            return ruling(False, reason="no vehicle may change its VCA as part of a Motion attempt on a Narrow "
-                                        "Street", rule="P5.123")
-        if turn == 0:
-            return ruling(True, [])
-        if while_bypassing:
-            return ruling(True, [Item(per * turn, f"VCA change of {turn} hexspine{'s' if turn > 1 else ''} during "
-                                                  f"Bypass on a Narrow Street (still 1 {units} each)", "P5.11")])
-        if turn != 3:
-            return ruling(False, reason="on a Narrow Street a vehicle may change its VCA only 180 degrees "
-                                        "(a motorcycle or a very small vehicle), or as part of Bypass movement",
-                          rule="P5.123")
-        if u.type == "motorcycle":
-            f = Fraction(p("motorcycle_vca_180_fraction").value)
-            return ruling(True, [Item(f * u.mp, f"a motorcycle turns 180 degrees on a Narrow Street for {fmt(f)} of "
-                                                f"its printed {u.mp} MP", "P5.123")])
-        if u.pays_mp and u.target_size == "very-small":
-            f = Fraction(p("very_small_vca_180_fraction").value)
-            return ruling(True, [Item(f * u.mp, f"a very small vehicle turns 180 degrees on a Narrow Street for "
-                                                f"{fmt(f)} of its printed {u.mp} MP", "P5.123")])
-        return ruling(False, reason="on a Narrow Street only a motorcycle or a very small vehicle may change "
-                                    "its VCA (other than in Bypass movement, D2.33)", rule="P5.123")
     if turn == 0:
-        return ruling(True, [])
-    t = m.terrain(loc.hex)
-    in_obstacle = not loc.is_bypass and (t.terrain in ("woods", "pine-woods", "building", "rubble")
-                                         or m.has_counter(loc.hex, "rubble"))
+        return ruling([])
+    if loc.is_bypass and _Mover.bypass_ns(loc, m):
+        return ruling(*_narrow_street_vca(u, turn, units, ch, motion_attempt, while_bypassing))
+    return ruling(_vca_items(m, loc, turn, ch, while_bypassing))
+
+
+def _narrow_street_vca(u: Unit, turn: int, units: str, ch: Chart, motion_attempt: bool,
+                       while_bypassing: bool) -> tuple[list[Item] | None, str | None, str | None]:
+    """A VCA change on a Narrow Street, as (items, reason, rule): none as part of a Motion attempt (P5.123);
+    1 MP (MF for a Wagon) a hexspine as part of Bypass movement (D2.33, P5.11's EXC); otherwise only 180
+    degrees, by a motorcycle for 1/4 of its printed MP or a very small vehicle for 1/2 (P5.123)."""
+    p = ch.param
+    s = "s" if turn > 1 else ""
+    if motion_attempt:
+        return None, "no vehicle may change its VCA as part of a Motion attempt on a Narrow Street", "P5.123"
+    if while_bypassing:
+        per = Fraction(p("vca_change_mp").value)
+        return [Item(per * turn, f"VCA change of {turn} hexspine{s} during Bypass on a Narrow Street (still 1 "
+                                 f"{units} each)", "P5.11")], None, None
+    if turn != 3:
+        return None, ("on a Narrow Street a vehicle may change its VCA only 180 degrees (a motorcycle or a very "
+                      "small vehicle), or as part of Bypass movement"), "P5.123"
+    if u.type == "motorcycle":
+        f = Fraction(p("motorcycle_vca_180_fraction").value)
+        return [Item(f * u.mp, f"a motorcycle turns 180 degrees on a Narrow Street for {fmt(f)} of its printed "
+                               f"{u.mp} MP", "P5.123")], None, None
+    if u.pays_mp and u.target_size == "very-small":
+        f = Fraction(p("very_small_vca_180_fraction").value)
+        return [Item(f * u.mp, f"a very small vehicle turns 180 degrees on a Narrow Street for {fmt(f)} of its "
+                               f"printed {u.mp} MP", "P5.123")], None, None
+    return None, ("on a Narrow Street only a motorcycle or a very small vehicle may change its VCA (other than in "
+                  "Bypass movement, D2.33)"), "P5.123"
+
+
+def _vca_items(m: Map, loc: Location, turn: int, ch: Chart, while_bypassing: bool) -> list[Item]:
+    """A VCA change off a Narrow Street: 1 MP a hexspine (D2.11), also in Bypass (D2.33), 2 in a building,
+    woods or rubble hex when not bypassing (D2.11)."""
+    p = ch.param
+    s = "s" if turn > 1 else ""
+    per = Fraction(p("vca_change_mp").value)
     if loc.is_bypass and while_bypassing:
-        return ruling(True, [Item(per * turn, f"VCA change of {turn} hexspine{'s' if turn > 1 else ''} in Bypass",
-                                  "D2.33")])
-    if in_obstacle:
+        return [Item(per * turn, f"VCA change of {turn} hexspine{s} in Bypass", "D2.33")]
+    if not loc.is_bypass and _in_vca_obstacle(m, loc.hex, tuple(p("vca_obstacle_terrain").value)):
         per2 = Fraction(p("vca_change_in_obstacle_mp").value)
-        return ruling(True, [Item(per2 * turn, f"VCA change of {turn} hexspine{'s' if turn > 1 else ''} in "
-                                               f"{t.terrain} {name}", "D2.11")])
-    return ruling(True, [Item(per * turn, f"VCA change of {turn} hexspine{'s' if turn > 1 else ''}", "D2.11")])
+        return [Item(per2 * turn, f"VCA change of {turn} hexspine{s} in {m.terrain(loc.hex).terrain} "
+                                  f"{loc.text(m.prefix)}", "D2.11")]
+    return [Item(per * turn, f"VCA change of {turn} hexspine{s}", "D2.11")]

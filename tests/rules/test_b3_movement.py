@@ -249,3 +249,108 @@ def test_b3_2_a_road_hex_entered_off_the_road_costs_its_other_terrain(roads: Map
     assert w.cost == 2 and not w.road_rate and not w.keeps_road_bonus
     o = move_cost(roads, "infantry", "L5", "M5")
     assert o.cost == 1 and not o.road_rate and not o.keeps_road_bonus
+
+
+# ---------------------------------------------------------------------------------------------- B3.43 (review additions)
+
+
+def test_b3_43_shellhole_protection_costs_2_mf_and_denies_the_bonus() -> None:
+    """B3.43: Infantry that pay the extra MF for a shellhole's protection (2 MF, not the road's 1) claim no
+    road bonus that MPh; taking the road through the same hex keeps it."""
+    m = small(hexes=[{"at": ["B4"], "terrain": "shellholes"}])
+    road = path(m, "infantry", ["B1", "B2", "B3", "B4", "B5", "B6"], 4)
+    assert road.allowed and road.road_bonus and road.cost == 5
+    paid = path(m, "infantry", ["B1", "B2", "B3", {"to": "B4", "protection": True}, "B5", "B6"], 4)
+    assert paid.steps[2].cost == 2 and not paid.steps[2].road_rate and not paid.steps[2].keeps_road_bonus
+    assert not paid.road_bonus and not paid.allowed and paid.cost == 6
+
+
+def test_b3_43_orchard_cover_instead_of_the_road_denies_the_bonus() -> None:
+    """B3.43: choosing an orchard's non-Open-Ground cover over the road's Open Ground (same 1 MF) costs the
+    road bonus; at the road rate the orchard-road hex keeps it and leaves Infantry to FFMO (B3.3)."""
+    m = small(hexes=[{"at": ["B3"], "terrain": "orchard"}])
+    on_road = move_cost(m, "infantry", "B2", "B3")
+    assert on_road.cost == 1 and on_road.road_rate and on_road.keeps_road_bonus and on_road.ffmo_exposed
+    cover = move_cost(m, "infantry", "B2", "B3", protection=True)
+    assert cover.cost == 1 and not cover.road_rate and not cover.keeps_road_bonus and not cover.ffmo_exposed
+    assert not path(m, "infantry", ["B1", "B2", {"to": "B3", "protection": True}, "B4"], 4).road_bonus
+
+
+def test_b3_43_protection_and_the_road_rate_exclude_each_other(roads: Map) -> None:
+    """B3.43: asking for the road rate while paying for woods protection is forbidden, not a cost."""
+    r = move_cost(roads, "infantry", "K3", "J3", road_rate=True, protection=True)
+    assert not r.allowed and r.forbidden_by == "B3.43"
+
+
+def test_b3_43_rubble_road_is_no_road_for_infantry_either(roads: Map) -> None:
+    """B3.43: a road covered by rubble does not exist: Infantry entering rubbled road hex 12O6 pay the rubble
+    COT (3 MF for stone rubble, [U]) and cannot ask for the road rate."""
+    r = move_cost(roads, "infantry", "N6", "O6")
+    assert r.cost == 3 and not r.road_rate and r.rules() == ("B24.4",)
+    forced = move_cost(roads, "infantry", "N6", "O6", road_rate=True)
+    assert not forced.allowed and forced.forbidden_by == "B3.43"
+
+
+# ---------------------------------------------------------------------------------------------- B3.4 (review additions)
+
+
+def test_b3_4_barbed_wire_fence_on_the_road_costs_the_bonus() -> None:
+    """B3.4 lists Wire among what denies the bonus; the judgment fence_denies_road_bonus takes a barbed-wire
+    fence (P3) crossed on the road as that Wire: +1 MF and no road bonus."""
+    m = small(hexsides=[{"at": ["B3-B4"], "fence": True}])
+    r = path(m, "infantry", ["B1", "B2", "B3", "B4", "B5"], 4)
+    assert r.steps[2].cost == 2 and "P3.2" in r.steps[2].rules() and not r.steps[2].keeps_road_bonus
+    assert not r.road_bonus and r.cost == 5 and not r.allowed
+
+
+def test_b3_4_deep_snow_denies_the_bonus_and_vehicles_never_get_it() -> None:
+    """B3.4: no road bonus in Deep Snow (nor mud); only Infantry, Cavalry and horse-drawn units earn it."""
+    m = small()
+    steps = ["B1", "B2", "B3", "B4", "B5", "B6"]
+    snow = path(m, "infantry", steps, 4, conditions={"weather": "deep-snow"})
+    assert not snow.road_bonus and not snow.allowed and "deep snow" in (snow.reason or "")
+    for unit in ("vehicle", "motorcycle"):
+        r = path(m, unit, steps, 2)
+        assert r.cost == F(5, 2) and not r.road_bonus and not r.allowed
+
+
+def test_b3_4_reach_honours_the_bonus_state_per_location() -> None:
+    """B3.4: reach searches (Location, bonus kept): from B1 with 4 MF the fifth road hex B6 is reached only
+    along the road (5 MF with the bonus), its path never leaves the road, and nothing off the road at the
+    same distance (A6) is reached."""
+    m = small()
+    r = reach(m, "infantry", "B1", 4)
+    assert r.cost_of("B6") == 5 and r.paths["B6"] == ["B1", "B2", "B3", "B4", "B5", "B6"]
+    assert r.cost_of("B7") is None and r.cost_of("A6") is None
+    assert "B6" in r.to_json()["road_bonus"] and "B5" not in r.to_json()["road_bonus"]
+
+
+# ---------------------------------------------------------------------------------------------- B3.41, B3.42 (review additions)
+
+
+def test_b3_41_vehicle_on_a_woods_road_pays_half_mp_and_no_bog(roads: Map) -> None:
+    """B3.41: a vehicle following the dirt road into woods-road hex J3 pays ½ MP and makes no Bog check;
+    leaving the road into woods I2 costs ALL its MP and a Bog check (B13.41)."""
+    r = move_cost(roads, "vehicle", "K3", "J3")
+    assert r.cost == F(1, 2) and r.road_rate and not r.bog and not r.all_mf
+    off = move_cost(roads, "vehicle", "J3", "J2")
+    assert off.all_mf and off.bog and off.cost == 16
+
+
+def test_b3_42_two_wrecks_cost_plus_4_at_the_road_rate() -> None:
+    """B3.42: +2 MP per vehicle/wreck at the road rate, so two wrecks cost ½ + 4; the engine takes the
+    cheaper off-road entry (1 + 2) unless the road rate is asked for."""
+    m = small(counters=[{"type": "wreck", "at": "B3"}, {"type": "vehicle", "at": "B3"}])
+    assert move_cost(m, "vehicle", "B2", "B3", road_rate=True).cost == F(9, 2)
+    cheap = move_cost(m, "vehicle", "B2", "B3")
+    assert cheap.cost == 3 and not cheap.road_rate and "D2.14" in cheap.rules()
+
+
+def test_b3_41_an_all_cost_does_not_hide_the_road_rate_at_allowance_0_bug(roads: Map) -> None:
+    """Regression: with an allowance of 0 the woods' ALL cost is not allowed, and that used to forbid the
+    whole move; a vehicle following the road into woods-road hex J3 still costs ½ MP at the road rate
+    (B3.41), and refusing the road rate gives the ALL ruling's reason."""
+    r = move_cost(roads, "vehicle", "K3", "J3", allowance=0)
+    assert r.allowed and r.cost == F(1, 2) and r.road_rate
+    off = move_cost(roads, "vehicle", "K3", "J3", allowance=0, road_rate=False)
+    assert not off.allowed and "ALL" in (off.reason or "")

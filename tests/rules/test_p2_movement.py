@@ -150,3 +150,44 @@ def test_p2_54_rain_or_snow_flags_the_slope_as_an_elevation_change(crest: Map) -
     assert wet.cost == dry.cost
     flat = move_cost(crest, "infantry", "E9", "E10", conditions={"weather": "snow"})
     assert not flat.weather_elevation
+
+
+# ---------------------------------------------------------------------------------------------- review additions
+
+
+def test_p2_52_vehicle_up_slope_on_a_road_pays_half_plus_1() -> None:
+    """P2.52 with B3.41: a vehicle at the road rate crossing an Up-Slope road hexside pays ½ (road COT) + 1
+    (Up-Slope) = 1½ MP; Down-Slope the road rate alone, ½ MP."""
+    m = Map.from_data({"format": "asl-terrain/1", "columns": ["A", "C"], "rows": [1, 4],
+                       "hexside": [{"at": ["B1-B2", "B2-B3"], "road": "paved"}, {"at": ["B1-B2"], "slope": "B1"}]})
+    up = move_cost(m, "vehicle", "B1", "B2")
+    assert up.cost == F(3, 2) and up.road_rate and sorted(i.rule for i in up.items) == ["B3.41", "P2.52"]
+    assert move_cost(m, "vehicle", "B2", "B1").cost == F(1, 2)
+
+
+def test_p2_51_slope_and_crest_line_items_are_not_doubled_for_a_wagon(crest: Map) -> None:
+    """P2.51 covers Wagons: ½ MF + COT Up-Slope; a Wagon climbing a plain Crest Line pays COT x 2 (judgment
+    wagon_cot_doubled_up) but may not cross the Crest-Line-slope J6-K6 (P2.53)."""
+    assert move_cost(crest, "wagon", "K6", "J5").cost == 2
+    r = move_cost(crest, "wagon", "K6", "J6")
+    assert not r.allowed and r.forbidden_by == "P2.53"
+
+
+def test_p2_53_no_vbm_entry_across_a_crest_line_slope() -> None:
+    """P2.53: a vehicle may not cross J6-K6 to enter Bypass of K6 either (the entry crosses the hexside): here
+    K6 made woods, Bypassed along J6-K6 from J6 to either end; Infantry may (Down-Slope, 1 MF)."""
+    m = with_blocks("crest_slope.toml", hexes=[{"at": ["K6"], "terrain": "woods"}])
+    for to_vertex in ("J5-J6-K6", "J6-K6-K7"):
+        r = move_cost(m, "vehicle", "J6", None, bypass="J6-K6", in_hex="K6", to_vertex=to_vertex)
+        assert not r.allowed and r.forbidden_by == "P2.53"
+        inf = move_cost(m, "infantry", "J6", None, bypass="J6-K6", in_hex="K6", to_vertex=to_vertex)
+        assert inf.allowed and inf.cost == 1 and inf.rules() == ("A4.3",)
+
+
+def test_p2_54_entering_bypass_across_a_slope_in_snow_is_flagged(crest: Map) -> None:
+    """P2.54: a Bypass step that enters its hex across a slope hexside is flagged in snow like any other
+    crossing of a slope."""
+    m = with_blocks("crest_slope.toml", hexes=[{"at": ["F8"], "terrain": "woods"}])
+    r = move_cost(m, "infantry", "G9", None, bypass="F8-G9", in_hex="F8", to_vertex="F8-G8-G9",
+                  conditions={"weather": "snow"})
+    assert r.allowed and r.weather_elevation and "P2.51" in r.rules()

@@ -187,3 +187,28 @@ def test_p4_stream_path_costs_add_up(streams: Map) -> None:
     """A walk down the stream, IN it, costs 3 MF a hex; a path's cost is the sum of its steps."""
     r = path(streams, "infantry", ["MM3", "MM4", "MM5"], 6)
     assert r.allowed and r.cost == 6 and [s.cost for s in r.steps] == [3, 3]
+
+
+# ---------------------------------------------------------------------------------------------- review additions
+
+
+def test_p4_12_crest_status_across_a_stream_hexside_is_the_b20_91_cost(streams: Map) -> None:
+    """P4.12's exception is for the non-stream hexside crossed: gaining Crest status in stream pine-woods MM5
+    from IN MM4 across the stream hexside costs the stream's 3 MF plus the B20.91 Crest MF, not 2½."""
+    r = move_cost(streams, "infantry", "MM4", "MM5/crest")
+    assert r.cost == 4 and r.rules() == ("B20.42", "B20.91")
+
+
+def test_p4_12_cavalry_pay_the_cumulative_cost_and_the_crest_mf(streams: Map) -> None:
+    """P4.12's costs are for Good Order Infantry: Cavalry entering stream-woods MM6 with Crest status across a
+    non-stream hexside pay the stream, the woods (4 MF for Cavalry, P4.11) and the Crest MF."""
+    r = move_cost(streams, "cavalry", "NN6", "MM6/crest")
+    assert r.cost == 8 and "P4.12" not in r.rules() and {"P4.11", "B20.91"} <= set(r.rules())
+
+
+def test_p4_21_a_vehicle_never_reaches_the_culvert(streams: Map) -> None:
+    """P4.21: no 5/8-inch vehicle enters a Stream Culvert, so reach never lists one for a vehicle; Infantry IN
+    LL6 reach it for 3 MF, and never Crest status in the culvert hex (P4.22)."""
+    assert not [k for k in reach(streams, "vehicle", "KK7", 16).costs if k.endswith("/culvert")]
+    r = reach(streams, "infantry", "LL6", 3)
+    assert r.cost_of("StLL7/culvert") == 3 and r.cost_of("StLL7/crest") is None

@@ -262,3 +262,119 @@ def test_b29_demo_roadblock_on_the_main_road(st: Map) -> None:
     assert move_cost(m, "vehicle", "M7", "M6").forbidden_by == "B29.4"
     r = move_cost(m, "infantry", "M7", "M6")
     assert r.cost == 2 and "B29.4" in r.rules() and not r.keeps_road_bonus
+
+
+# ---------------------------------------------------------------------------------------------- review additions
+
+
+@pytest.mark.parametrize("unit, cost", [("infantry", 2), ("cavalry", 2), ("vehicle", 2), ("wagon", 2),
+                                        ({"type": "vehicle", "class": "truck"}, 5)],
+                         ids=["infantry", "cavalry", "fully-tracked", "wagon", "truck"])
+def test_p5_11_smoke_beside_a_narrow_street_adds_1_mf_or_mp(unit: Any, cost: int) -> None:
+    """P5.11: SMOKE in either ground-level Location of the Narrow Street adds one MF/MP to Bypass along it:
+    Infantry/Cavalry 1 + 1, a fully-tracked vehicle or a Wagon half VBM (1) + 1, a truck half of 8 + 1."""
+    m = variant(counters=[{"type": "smoke", "at": "O17", "strength": 2}])
+    r = move_cost(m, unit, "N17", None, bypass="N17-O17", to_vertex="N17-O17-O18")
+    assert r.cost == cost and any(i.rule == "P5.11" and "SMOKE" in i.why for i in r.items)
+    assert sum(i.amount for i in r.items) == r.cost
+
+
+def test_p5_11_smoke_in_both_hexes_still_adds_only_1() -> None:
+    """P5.11 (judgment narrow_street_smoke_replaces_cot, digest §7.24): SMOKE in both hexes of the Narrow
+    Street adds one MF in all, not one per hex."""
+    m = variant(counters=[{"type": "smoke", "at": "O17", "strength": 2}, {"type": "smoke", "at": "N17",
+                                                                          "strength": 1}])
+    r = move_cost(m, "infantry", "N17", None, bypass="N17-O17", to_vertex="N17-O17-O18")
+    assert r.cost == 2 and [i.rule for i in r.items] == ["A4.3", "P5.11"]
+
+
+@pytest.mark.parametrize("unit", ["cavalry", "wagon"])
+def test_p5_11_cavalry_and_wagons_bypassing_a_narrow_street_keep_the_road_bonus(st: Map, unit: str) -> None:
+    """P5.11: Cavalry (at the normal Bypass MF) and a Wagon (half VBM, judgment wagon_half_bypass) along
+    Narrow Streets may still earn the road bonus: three hexsides for 3 MF with an allowance of 2."""
+    p = path(st, unit, ["N17", "N17@N17-O17-O18", "N17@N17-N18-O18", "N18@N18-O18-O19"], 2)
+    assert p.allowed and p.road_bonus and p.cost == 3 and p.allowance == 3
+
+
+def test_p5_11_smoke_beside_the_street_spoils_the_bonus_along_it() -> None:
+    """B3.4 with P5.11: SMOKE in either hex of a Narrow Street the unit Bypasses along is SMOKE met in those
+    road hexes: the bonus is gone (digest §7.12), and each step along a hexside of O18 pays +1 (1 + 2 + 2)."""
+    m = variant(counters=[{"type": "smoke", "at": "O18", "strength": 2}])
+    p = path(m, "infantry", ["N17", "N17@N17-O17-O18", "N17@N17-N18-O18", "N18@N18-O18-O19"], 2)
+    assert [s.cost for s in p.steps] == [1, 2, 2]
+    assert p.steps[0].keeps_road_bonus and not p.steps[1].keeps_road_bonus
+    assert not p.road_bonus and not p.allowed and p.cost == 5
+
+
+def test_p5_11_in_must_name_a_hex_of_the_bypassed_hexside(st: Map) -> None:
+    """A Bypass step "in" a hex that is not one of the hexside's two hexes is a bad request naming the key
+    (it used to escape as an unrelated 'not adjacent' message)."""
+    from asl_terrain.ask import answer_one
+
+    with pytest.raises(QueryError, match="^in: "):
+        move_cost(st, "infantry", "N17", None, bypass="N17-O17", in_hex="P17", to_vertex="N17-O17-O18")
+    ans = answer_one(st, {"kind": "move", "unit": "infantry", "from": "N17", "bypass": "N17-O17", "in": "P17",
+                          "to_vertex": "N17-O17-O18"})
+    assert set(ans) == {"kind", "error"} and ans["error"].startswith("in: ")
+
+
+def test_p5_141_no_vehicle_crosses_a_roadblocked_narrow_street_hexside() -> None:
+    """P5.141 / B29.4: with O17 and O18 open, a vehicle (or Wagon) may not cross the roadblocked hexside
+    O17-O18, the roadblock lying along the line between their centre dots; Infantry cross it with no extra
+    MF, but lose the road bonus (a roadblock met, B3.4) and are told to declare a vertex."""
+    m = Map.from_data({"format": "asl-terrain/1", "prefix": "St", "columns": ["M", "Q"], "rows": [15, 20],
+                       "hexside": [{"at": ["N17-O17", "N17-O18", "O17-O18"], "narrow_street": "paved"}],
+                       "counter": [{"type": "roadblock", "hexside": "O17-O18", "arrow": "O17-O18-P17"}]})
+    for unit in ("vehicle", "wagon", "motorcycle"):
+        r = move_cost(m, unit, "O18", "O17")
+        assert not r.allowed and r.forbidden_by == "B29.4"
+    inf = move_cost(m, "infantry", "O18", "O17")
+    assert inf.cost == 1 and not inf.keeps_road_bonus and "declare a vertex" in inf.explain()
+
+
+@pytest.mark.parametrize("counter, blocked", [
+    ({"type": "vehicle", "at": "N17", "bypass": "N17-N18"}, False),
+    ({"type": "wreck", "at": "O17", "burning": True}, True),
+    ({"type": "smoke", "at": "O17", "strength": 2}, False),
+], ids=["vehicle-along-another-hexside", "burning-wreck-in-the-hex", "smoke-is-no-blaze"])
+def test_p5_126_what_does_and_does_not_block_bypass(counter: dict[str, Any], blocked: bool) -> None:
+    """P5.126: only another vehicle/wreck in Bypass along that same hexside blocks it; a burning wreck in the
+    hex itself (not in Bypass along another hexside) is a Blaze and does; SMOKE does not."""
+    m = variant(counters=[counter])
+    assert (narrow_street_bypass_blocked(m, Hexside.parse("N17-O17")) is not None) == blocked
+    r = move_cost(m, "vehicle", "N17", None, bypass="N17-O17", to_vertex="N17-O17-O18")
+    assert r.allowed != blocked
+
+
+def test_p5_123_a_wagon_or_a_very_small_vehicle_turning_less_than_180_is_na(st: Map) -> None:
+    """P5.123: a Wagon may not change its VCA on a Narrow Street (outside Bypass movement), and a very small
+    vehicle may only turn 180 degrees, not 120."""
+    w = vca_change(st, "wagon", "N17@N17-O17", 3)
+    assert not w.allowed and w.forbidden_by == "P5.123" and w.units == "MF"
+    vs = vca_change(st, {"type": "vehicle", "target_size": "very-small", "mp": 12}, "N17@N17-O17", 2)
+    assert not vs.allowed and vs.forbidden_by == "P5.123"
+
+
+def test_p5_123_no_turn_is_no_change_even_in_a_motion_attempt(st: Map) -> None:
+    """P5.123 forbids changing the VCA in a Motion attempt; turning 0 hexspines changes nothing and costs 0."""
+    r = vca_change(st, "vehicle", "N17@N17-O17", 0, motion_attempt=True)
+    assert r.allowed and r.cost == 0
+
+
+def test_p5_3_single_hex_two_story_house_has_an_inherent_stairwell(st: Map) -> None:
+    """P5.3: single-hex two-story house Q19 has ground and 1st-level Locations linked by an inherent
+    stairwell: 1 MF up (B23.42), and no 2nd level or rooftop to reach."""
+    r = move_cost(st, "infantry", "Q19", "Q19/1")
+    assert r.cost == 1 and r.rules() == ("B23.42",)
+    rr = reach(st, "infantry", "Q19", 4)
+    assert rr.cost_of("StQ19/1") == 1 and not [k for k in rr.costs if k.startswith("StQ19/") and k != "StQ19/1"]
+
+
+def test_p5_2_chaa10_first_level_steeple_by_its_inherent_stairwell() -> None:
+    """P5.2 EX: ChAA10 has a 1st-level Steeple reached by the inherent stairwell from its ground level: 1 MF
+    (here a single-story stone church with a steeple)."""
+    m = Map.from_data({"format": "asl-terrain/1", "prefix": "Ch", "columns": ["Z", "BB"], "rows": [9, 11],
+                       "hex": [{"at": ["AA10"], "terrain": "building", "building": "stone", "steeple": True}]})
+    r = move_cost(m, "infantry", "AA10", "AA10/1")
+    assert r.cost == 1 and r.rules() == ("B23.42",)
+    assert reach(m, "infantry", "Z10", 4).cost_of("ChAA10/1") == 3

@@ -97,8 +97,8 @@ def vca_change_(ctx: Context, q: Query) -> VcaRuling:
         raise QueryError("missing key 'unit'; expected a vehicle, motorcycle or wagon")
     n = q.data.get("hexspines")
     if n is None:
-        raise QueryError("missing key 'hexspines'; expected 1-3 (3 is a 180-degree turn)")
+        raise QueryError("missing key 'hexspines'; expected a whole number 0-5 (3 is a 180-degree turn)")
     if isinstance(n, bool) or not isinstance(n, int):
-        raise QueryError(f"hexspines: expected a whole number 0-5, got {n!r}")
+        raise QueryError(f"hexspines: expected a whole number 0-5 (3 is a 180-degree turn), got {n!r}")
     return vca_change(ctx.map, q.unit(), q.location("at"), n, motion_attempt=q.flag("motion_attempt"),
                       while_bypassing=q.flag("while_bypassing"), chart=ctx.chart)
