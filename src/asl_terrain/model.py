@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, Iterator, Literal
+from typing import Any, Iterator, Literal, Mapping
 
 from pydantic import ValidationError
 
@@ -530,16 +530,30 @@ class Map:
             return Location(h, level, place, vertex=v)  # type: ignore[arg-type]
         raise BadName(f"{text!r}: after '@' expected a hexside (N17-O17) or a vertex (O17-O18-N17)")
 
-    def bypass_hex(self, hs: Hexside, h: Hex) -> Hex:
-        """The hex a unit Bypassing along ``hs`` is in: ``h``, except that along a Narrow Street hexside
-        that is also a Crest Line it is always the lower hex (P5.11)."""
+    def crest_narrow_street_lower_hex(self, hs: Hexside) -> Hex | None:
+        """The lower hex of ``hs`` when it is a Narrow Street hexside that is also a Crest Line, where a unit
+        Bypassing along it always is (P5.11); None otherwise."""
         t = self.hexside(hs)
         if t.narrow_street is not None and t.crest:
             a, b = hs.hexes
             la, lb = self.terrain(a).level, self.terrain(b).level
             if la != lb:
                 return a if la < lb else b
-        return h
+        return None
+
+    def bypass_hex(self, hs: Hexside, h: Hex) -> Hex:
+        """The hex a unit Bypassing along ``hs`` is in: ``h``, except that along a Narrow Street hexside
+        that is also a Crest Line it is always the lower hex (P5.11)."""
+        return self.crest_narrow_street_lower_hex(hs) or h
+
+    def conditions_for(self, conditions: Conditions | Mapping[str, Any] | None) -> Conditions:
+        """The conditions in force: the map's, a query's ``conditions`` object applied to them, or the
+        :class:`Conditions` given."""
+        if conditions is None:
+            return self.conditions
+        if isinstance(conditions, Conditions):
+            return conditions
+        return self.conditions.updated(dict(conditions))
 
     # ------------------------------------------------------------------ names
     def name_of(self, x: Hex | Hexside | Vertex | Location) -> str:

@@ -472,13 +472,7 @@ def is_crest_line_slope(m: Map, hs: Hexside) -> bool:
 def bypass_hex(m: Map, hs: Hexside, preferred: Hex | None = None) -> Hex | None:
     """The hex a unit Bypassing along Narrow Street ``hs`` is in (P5.11): the lower hex of a Crest Line
     hexside, otherwise ``preferred`` (None when the rule leaves it open)."""
-    t = m.hexside(hs)
-    a, b = hs.hexes
-    if t.narrow_street is not None and t.crest:
-        la, lb = m.terrain(a).level, m.terrain(b).level
-        if la != lb:
-            return a if la < lb else b
-    return preferred
+    return m.crest_narrow_street_lower_hex(hs) or preferred
 
 
 def narrow_street_bypass_blocked(m: Map, hs: Hexside) -> str | None:
@@ -1676,12 +1670,7 @@ def _mover(m: Map, unit: Unit | str | Mapping[str, Any] | None, allowance: Any =
     if rout and u.type not in ("infantry",):
         raise QueryError("rout: only Infantry rout (A10.5)")
     ch = chart if chart is not None else default_chart()
-    if conditions is None:
-        cond = m.conditions
-    elif isinstance(conditions, Conditions):
-        cond = conditions
-    else:
-        cond = m.conditions.updated(dict(conditions))
+    cond = m.conditions_for(conditions)
     if allowance is None:
         allow = u.allowance
     else:
