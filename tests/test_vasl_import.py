@@ -214,3 +214,30 @@ def test_missing_archive_fails_the_los_ruling_not_the_map(tmp_path: Path) -> Non
     assert m.terrain(Hex.parse("C3")).terrain == "open"
     with pytest.raises(MapError, match="no-such-board"):
         los(m, m.parse_location("A1"), m.parse_location("C3"))
+
+
+@needs_vasl
+def test_imported_board_renders_with_its_artwork_and_answers_every_engine(tmp_path: Path) -> None:
+    """Issue 6: an imported board is drawn on its artwork (render, los -o) and answers movement, LOS and
+    TEM rulings like any map."""
+    from typer.testing import CliRunner
+
+    from asl_terrain import effects, los, movement
+    from asl_terrain.cli import app
+
+    assert DATA is not None
+    out = tmp_path / "bd01.toml"
+    runner = CliRunner()
+    assert runner.invoke(app, ["import-vasl", str(DATA / "boards" / "bd01"), "-o", str(out)]).exit_code == 0
+    svg = tmp_path / "bd01.svg"
+    res = runner.invoke(app, ["render", str(out), "-o", str(svg)])
+    assert res.exit_code == 0, res.output
+    assert "data:image/png;base64," in svg.read_text()
+    res = runner.invoke(app, ["los", str(out), "1C5", "1X6", "-o", str(tmp_path / "los.svg")])
+    assert res.exit_code == 0, res.output
+    assert "data:image/png;base64," in (tmp_path / "los.svg").read_text()
+    m = Map.load(out)
+    at = m.parse_location
+    assert movement.move_cost(m, "infantry", at("1C5"), at("1C6")).allowed
+    assert not los.los(m, at("1C5"), at("1X6")).clear
+    assert effects.tem(m, at("1F5"), [at("1F8")]).to_json()["kind"] == "tem"

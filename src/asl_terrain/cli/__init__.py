@@ -62,6 +62,18 @@ def load_map(path: Optional[str]) -> Map:
     return Map.load(path if path else demo_map_path())
 
 
+def board_image(m: Map) -> bytes | None:
+    """The board artwork of an imported VASL map, as a PNG for ``render.map_svg(board_image=...)``; None for
+    a hand-made map (drawn from its terrain)."""
+    if not m.depiction.follows_artwork:
+        return None
+    from .. import vasl
+
+    raster = vasl.load_artwork(m.depiction)
+    g = m.grid
+    return vasl.artwork_png(raster.archives, (g.col_first, g.col_last), (g.row_first, g.row_last), 1.0)
+
+
 def split_map(args: list[str], n: int, names: str) -> tuple[Map, list[str]]:
     """Split ``[MAP] A B ...``: the first argument is a map when it names one (or when there are n + 1)."""
     if len(args) == n + 1:

@@ -12,7 +12,7 @@ from rich.table import Table
 
 from ..ask import answer_all, read_queries
 from ..mapfile import json_schema
-from . import State, app, console, get_chart, load_map
+from . import State, app, board_image, console, get_chart, load_map
 
 
 @app.command()
@@ -25,7 +25,7 @@ def render(
     from ..render import map_svg, save
 
     m = load_map(str(map_file) if map_file else None)
-    save(map_svg(m, size=size), output)
+    save(map_svg(m, size=size, board_image=board_image(m)), output)
     console.print(f"wrote {output} ({m.name}: {len(m)} hexes)")
 
 

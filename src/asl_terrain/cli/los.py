@@ -15,7 +15,7 @@ import typer
 from ..ask import answer_one
 from ..errors import UserError
 from ..model import Map
-from . import State, app, console, get_chart, print_answer, split_map
+from . import State, app, board_image, console, get_chart, print_answer, split_map
 
 _LOS_KEYS = ["from", "to", "clear", "blocked_by", "hindrance_drm", "range", "height_advantage", "up_slope",
              "blind", "borderline", "elevations", "roadblocks_crossed"]
@@ -69,7 +69,8 @@ def _draw_los(m: Map, a: str, b: str, entrenched: tuple[bool, bool], output: Pat
     if r.clear and r.hindrance_drm:
         label += f" +{r.hindrance_drm}"
     thread = Thread(r.start, r.end, r.clear, block, tuple(h.hex for h in r.hindrances), label)
-    save(map_svg(m, size=size, threads=[thread], marks=marks, caption=r.explain()), output)
+    save(map_svg(m, size=size, threads=[thread], marks=marks, caption=r.explain(), board_image=board_image(m)),
+         output)
 
 
 @app.command("viewshed")
@@ -109,4 +110,4 @@ def _draw_viewshed(m: Map, a: str, level: Optional[int], output: Path, size: flo
         fills[loc.hex] = "#22aa22" if d == 0 else "#e0b000"
         if d:
             labels[loc.hex] = f"+{d}"
-    save(map_svg(m, size=size, fills=fills, labels=labels, caption=v.explain()), output)
+    save(map_svg(m, size=size, fills=fills, labels=labels, caption=v.explain(), board_image=board_image(m)), output)

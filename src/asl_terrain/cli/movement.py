@@ -23,6 +23,7 @@ from ..model import Location, Map
 from . import (
     State,
     app,
+    board_image,
     console,
     format_value,
     get_chart,
@@ -194,7 +195,8 @@ def _draw_reach(m: Map, q: dict[str, Any], output: Path, size: float, with_paths
                     paths.append([a, b])
     caption = (r.explain() + f" Labels: least {r.units} to enter each hex (\"B2\": only Bypass positions in it are "
                f"reached, for 2); green is cheap, red takes the whole allowance, purple needs the road bonus (B3.4).")
-    save(map_svg(m, size=size, fills=fills, labels=labels, paths=paths, caption=caption), output)
+    save(map_svg(m, size=size, fills=fills, labels=labels, paths=paths, caption=caption,
+                 board_image=board_image(m)), output)
 
 
 @app.command("reach")

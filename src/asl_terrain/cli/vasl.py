@@ -16,7 +16,7 @@ import json
 import os
 import time
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Optional
@@ -29,7 +29,7 @@ from ..chart import Chart
 from ..errors import UserError
 from ..grid import Hex
 from ..model import Location, Map
-from . import app, console, err_console, get_chart
+from . import app, board_image, console, err_console, get_chart
 
 # ------------------------------------------------------------------------------------------- import
 
@@ -532,6 +532,8 @@ def example_svg(m: Map, a: str, b: str, *, dc: int = 0, dr: int = 0, chart: Char
 
 def board_picture(m: Map, scale: float = 1.0) -> bytes | None:
     """The map's board artwork as a PNG aligned with :func:`asl_terrain.render.map_svg`, or None."""
+    if scale == 1.0:
+        return board_image(m)
     if not m.depiction.follows_artwork:
         return None
     raster = vasl.load_artwork(m.depiction)
