@@ -31,7 +31,7 @@ from .errors import QueryError
 from .grid import Hex, Hexside, Point, Trace, Vertex, trace
 from .los import LosRuling, hexsides_entered, location_elevation, location_point, los
 from .model import Conditions, Counter, Location, Map
-from .rulings import Item, Ruling, distinct, fmt, num, total
+from .rulings import Explained, Item, Ruling, distinct, fmt, num, total
 from .setup import mines_must_be_revealed
 from .units import Unit
 
@@ -91,20 +91,6 @@ def _json(kind: str, values: dict[str, Any], items: Sequence[Item], rules: Itera
           sentences: Sequence[str], item_key: str = "amount") -> dict[str, Any]:
     """The queries.md answer of a ruling: its values, then ``rules`` and ``explain`` (rulings.Ruling)."""
     return Ruling(kind, values, tuple(items), tuple(rules), tuple(sentences), item_key).to_json()
-
-
-class _Explained:
-    """``rules()`` and ``explain()`` of a ruling that keeps ``rule_refs`` and ``sentences`` (a mixin)."""
-
-    __slots__ = ()
-    rule_refs: tuple[str, ...]
-    sentences: tuple[str, ...]
-
-    def rules(self) -> tuple[str, ...]:
-        return distinct(self.rule_refs)
-
-    def explain(self) -> str:
-        return " ".join(self.sentences)
 
 
 def is_ground_level(m: Map, loc: Location) -> bool:
@@ -1034,7 +1020,7 @@ class MineThreat:
 
 
 @dataclass(frozen=True, slots=True)
-class BypassEffects(_Explained):
+class BypassEffects(Explained):
     """What SMOKE, Residual FP and mines reach a unit in Bypass along a Narrow Street hexside (P5.131,
     P5.142), and whether Bypass (and VBM) along it is allowed (P5.126, P5.141)."""
 
@@ -1171,7 +1157,7 @@ def bypass_effects(m: Map, hs: Hexside, in_hex: Hex | None = None, chart: Chart 
 
 
 @dataclass(frozen=True, slots=True)
-class TcaChange(_Explained):
+class TcaChange(Explained):
     """A TCA change on a Narrow Street (P5.122) and Non-Stopped status (P5.121)."""
 
     required: bool
@@ -1302,7 +1288,7 @@ class Removed:
 
 
 @dataclass(frozen=True, slots=True)
-class RubblePlacement(_Explained):
+class RubblePlacement(Explained):
     """What placing a Rubble counter in a hex does along its Narrow Street hexsides (P5.15)."""
 
     at: str
@@ -1397,7 +1383,7 @@ def apply_rubble(m: Map, placement: RubblePlacement) -> Map:
 
 
 @dataclass(frozen=True, slots=True)
-class RemovalRuling(_Explained):
+class RemovalRuling(Explained):
     """Whether an attempt to remove a Narrow Street roadblock (P5.1411), revealed mines (P5.142) or a wreck
     (P5.126) is allowed."""
 
@@ -1520,7 +1506,7 @@ def can_remove(m: Map, what: str, method: str, *, hexside: Hexside | None = None
 
 
 @dataclass(frozen=True, slots=True)
-class StreetFighting(_Explained):
+class StreetFighting(Explained):
     """Street Fighting CC vs a vehicle on a Narrow Street (P5.132)."""
 
     applies: bool
@@ -1572,7 +1558,7 @@ def street_fighting(m: Map, vehicle: Location, attacker: Location, chart: Chart 
 
 
 @dataclass(frozen=True, slots=True)
-class TransferRuling(_Explained):
+class TransferRuling(Explained):
     """Loading, unloading or unhooking from a vehicle on a Narrow Street (P5.124, P5.125)."""
 
     kind: str
@@ -1651,7 +1637,7 @@ def can_unhook(m: Map, vehicle: Location, what: str, by: str = "crew") -> Transf
 
 
 @dataclass(frozen=True, slots=True)
-class SniperTarget(_Explained):
+class SniperTarget(Explained):
     """Whether units in a Location are eligible Sniper targets (P4.24)."""
 
     eligible: bool
@@ -1686,7 +1672,7 @@ class Check:
 
 
 @dataclass(frozen=True, slots=True)
-class EndOfPlayerTurn(_Explained):
+class EndOfPlayerTurn(Explained):
     """The units due a Replacement/Disruption check at the end of a Player Turn (P4.23, B20.7)."""
 
     checks: tuple[Check, ...]
@@ -1743,7 +1729,7 @@ def end_of_player_turn(m: Map, units: Sequence[tuple[str, Location]], conditions
 
 
 @dataclass(frozen=True, slots=True)
-class RubbleDrm(_Explained):
+class RubbleDrm(Explained):
     """The drm a building Location adds to rubble determination (B24.11; none for stone in a Steeple, P5.2)."""
 
     items: tuple[Item, ...]

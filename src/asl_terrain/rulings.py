@@ -50,6 +50,21 @@ def distinct(rules: Iterable[str]) -> tuple[str, ...]:
     return tuple(seen)
 
 
+class Explained:
+    """``rules()`` and ``explain()`` for a ruling that keeps ``rule_refs`` and ``sentences`` (a mixin for
+    slotted dataclasses)."""
+
+    __slots__ = ()
+    rule_refs: tuple[str, ...]
+    sentences: tuple[str, ...]
+
+    def rules(self) -> tuple[str, ...]:
+        return distinct(self.rule_refs)
+
+    def explain(self) -> str:
+        return " ".join(self.sentences)
+
+
 @dataclass(frozen=True, slots=True)
 class Item:
     """One contribution to a ruling: an MF/MP cost, a TEM or a DRM, with why and the rule."""

@@ -21,7 +21,7 @@ from .chart import Chart, default_chart
 from .errors import QueryError
 from .grid import Hex, Hexside, Vertex
 from .model import Location, Map
-from .rulings import Ruling, distinct, fmt, num
+from .rulings import Explained, Ruling, distinct, fmt, num
 
 __all__ = [
     "SETUP_ITEMS",
@@ -49,7 +49,7 @@ _FORTIFICATIONS = ("entrenchment", "mines", "roadblock", "fortification", "forti
 
 
 @dataclass(frozen=True, slots=True)
-class SetupRuling:
+class SetupRuling(Explained):
     """May ``item`` be set up at ``at``, exactly as asked (queries.md ``setup``)."""
 
     item: str
@@ -60,12 +60,6 @@ class SetupRuling:
     rule_refs: tuple[str, ...]
     sentences: tuple[str, ...]
 
-    def rules(self) -> tuple[str, ...]:
-        return distinct(self.rule_refs)
-
-    def explain(self) -> str:
-        return " ".join(self.sentences)
-
     def to_json(self) -> dict[str, Any]:
         return Ruling("setup", {"item": self.item, "at": self.at, "allowed": self.allowed,
                                 "must_be_revealed": self.must_be_revealed, "reason": self.reason},
@@ -73,7 +67,7 @@ class SetupRuling:
 
 
 @dataclass(frozen=True, slots=True)
-class StackingRuling:
+class StackingRuling(Explained):
     """The stacking limit of a Location (A5.1, P4.2, P5.21); with ``units``, whether they overstack it."""
 
     at: str
