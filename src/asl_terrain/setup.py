@@ -89,12 +89,6 @@ class StackingRuling(Explained):
             return "one squad equivalent"
         return f"{fmt(n)} squad equivalents"
 
-    def rules(self) -> tuple[str, ...]:
-        return distinct(self.rule_refs)
-
-    def explain(self) -> str:
-        return " ".join(self.sentences)
-
     def to_json(self) -> dict[str, Any]:
         values: dict[str, Any] = {"at": self.at, "squad_equivalents": num(self.squad_equivalents),
                                   "limit": self.limit, "guns_allowed": self.guns_allowed,
