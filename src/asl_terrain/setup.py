@@ -21,7 +21,7 @@ from .chart import Chart, default_chart
 from .errors import QueryError
 from .grid import Hex, Hexside, Vertex
 from .model import Location, Map
-from .rulings import Explained, Ruling, distinct, fmt, num
+from .rulings import Explained, Ruling, fmt, num
 
 __all__ = [
     "SETUP_ITEMS",
