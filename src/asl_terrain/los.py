@@ -7,6 +7,10 @@ This module decides:
   obstacles (walls, hedges, roadblocks, rubble; B9.2, B29.2, P5.141), the ground of hills (B10.2) and
   Hindrances (brush, grain in season, orchards at one level, graveyards, marsh, vehicles, wrecks, SMOKE;
   A6.7); roads are neither (B3.2);
+* walls at a vertex the thread passes through block only from both sides of it (A6.1, B9.2 EX), a wall
+  run along lengthwise by B9.2's rule for the vertex opposite the viewing/target hex;
+* orchards out of season (B14.2): a Hindrance to LOS at and one level above their base, and from higher
+  only next to the lower end (judgment.orchard_out_of_season_los);
 * the A6.2 elevation test and the Blind Hexes of A6.4-.43 (with the crest-line variant of B10.23);
 * the Up-Slope ¾ level of P2.3 (vertex-inclusive, ignored along the slope hexside), Height Advantage
   (B10.31), the entrenched restriction (B9.21, kept by P2.3);
@@ -23,7 +27,8 @@ thread can meet is read once per (map, chart, conditions) into flat per-hex tabl
 A thread's geometry depends only on its direction and on where its start lies within a two-column
 period of the grid, so the exact trace (:func:`asl_terrain.grid.trace`) is compiled once per
 (start class, direction) into a *template* of contacts (hex interiors, hexsides run along, hexes only
-touched at a vertex, hexsides crossed) that any thread of that shape reuses. What the thread meets in a
+touched at a vertex, hexsides crossed, and at each vertex passed the hexsides meeting there, by the side of
+the thread they lie on) that any thread of that shape reuses. What the thread meets in a
 hex is asked of one small interface (``begin`` / ``interior`` / ``boundary``): on hand-made maps
 :class:`WholeHexDepiction` (an obstacle fills its hex); on maps imported from VASL boards (a
 ``[depiction]`` naming board archives) :class:`ArtworkDepiction`, which reads what is drawn where the
@@ -72,10 +77,17 @@ _Q = 4
 _NONE = -(10**9)
 _HUGE = 10**9
 
-# contact kinds of a compiled thread
-_S, _A, _T, _X = 0, 1, 2, 3
+# contact kinds of a compiled thread: a hex interior (span), a hexside run along, a hex only touched at a
+# vertex, a hexside crossed between its end vertices, the hexsides meeting at a vertex passed through (by
+# the side of the thread each lies on), and the pass from one hex to another through a vertex (read only
+# for the stream depiction)
+_S, _A, _T, _X, _V, _P = 0, 1, 2, 3, 4, 5
 # obstacle kinds
 _CREST, _FULL, _HALF, _ORCHARD = 0, 1, 2, 3
+# Hindrance kinds (the sixth field of a Hindrance record): any other, an orchard in season (same-level LOS
+# only), an orchard out of season (B14.2: also LOS to/from higher elevations, see _out_of_season_orchard)
+_H_OTHER, _H_ORCHARD, _H_ORCHARD_OUT = 0, 1, 2
+_ORCHARD_OUT_READINGS = ("same-level", "adjacent-once", "each")
 
 
 def _quarters(x: Any, where: str) -> int:
@@ -366,16 +378,27 @@ def _combine_along(ra: _Meet, rb: _Meet, narrow: bool) -> _Meet:
     hb = [h for h in rb[2] if not h[6]]
     if ha and hb and not narrow:
         hinds.append(min(ha[0], hb[0], key=lambda h: (h[1], h[0])))
-    # inherent terrain and counters: either side
+    # inherent terrain and counters: either side, each hex for itself (A6.1 EXC; B14.21: +1 per orchard hex)
     inh_o = [o for o in (*ra[1], *rb[1]) if o[5]]
     if inh_o:
-        obs.append(max(inh_o, key=lambda o: o[0]))
-    best: dict[str, _Hind] = {}
-    for h in (*ra[2], *rb[2]):
-        if h[6] and (h[2] not in best or h[0] > best[h[2]][0]):
-            best[h[2]] = h
-    hinds.extend(best.values())
+        top = max(o[0] for o in inh_o)
+        tops = [o for o in inh_o if o[0] == top]
+        o = tops[0]
+        # both flanking hexes as high cast the Blind Hex, whichever is nearer the lower end (A6.4)
+        obs.append((o[0], o[1], o[2], o[3], tuple(x for t in tops for x in t[4]), True) if len(tops) > 1 else o)
+    hinds.extend(_each_hex_once(h for h in (*ra[2], *rb[2]) if h[6]))
     return _meet(obs, hinds)
+
+
+def _each_hex_once(hinds: Iterable[_Hind]) -> list[_Hind]:
+    """The Hindrances given, the same Hindrance of the same hex once (it may come from two records of
+    that hex): two hexes each add theirs (A6.7), even of one kind (two orchards along a hexside: +2)."""
+    best: dict[tuple[str, tuple[int, ...]], _Hind] = {}
+    for h in hinds:
+        k = (h[2], h[4])
+        if k not in best or h[0] > best[k][0]:
+            best[k] = h
+    return list(best.values())
 
 
 def _meet(obs: Sequence[_Obs], hinds: Sequence[_Hind]) -> _Meet:
@@ -485,11 +508,7 @@ class ArtworkDepiction:
         ta, tb = tab.touch[a], tab.touch[b]
         if not (ta[1] or ta[2] or tb[1] or tb[2]):
             return line
-        best: dict[str, _Hind] = {}
-        for h in (*line[2], *ta[2], *tb[2]):
-            if h[2] not in best or h[0] > best[h[2]][0]:
-                best[h[2]] = h
-        return _meet([*line[1], *ta[1], *tb[1]], list(best.values()))
+        return _meet([*line[1], *ta[1], *tb[1]], _each_hex_once((*line[2], *ta[2], *tb[2])))
 
 
 # ============================================================================================ per-map tables
@@ -537,6 +556,11 @@ class _Tables:
         self.slope_where = str(j("up_slope_locations").value)
         self.roadblock_own_hex = bool(j("roadblock_los_own_hex").value)
         self.depiction_clear = bool(j("stream_depiction_clear").value)
+        self.wall_vertex_both_sides = bool(j("wall_vertex_both_sides").value)
+        self.orchard_out = str(j("orchard_out_of_season_los").value)
+        if self.orchard_out not in _ORCHARD_OUT_READINGS:
+            raise ChartError(f"{chart.source}: judgment.orchard_out_of_season_los is {self.orchard_out!r}; "
+                             f"expected one of {', '.join(_ORCHARD_OUT_READINGS)}")
         month = cond.month
         self.orchard_in_season = month in tuple(int(x) for x in p("orchard_season").value)
         self.grain_hinders = month in tuple(int(x) for x in p("grain_hindrance_season").value)
@@ -686,14 +710,16 @@ class _Tables:
                             src, inherent))
             elif role == "orchard":
                 drm = int(e.get("hindrance", 1))
+                trees = g + _quarters(e["height"], f"terrain.{terrain}.los.height")
                 if self.orchard_in_season:
-                    obs.append((g + _quarters(e["height"], f"terrain.{terrain}.los.height"), _ORCHARD,
-                                f"{name} (in season)", "P4.1" if t.is_stream else e.rule, src, True))
-                    hinds.append((drm, g + self.hind_h, name, e.rule, src, True, True))
+                    obs.append((trees, _ORCHARD, f"{name} (in season)", "P4.1" if t.is_stream else e.rule, src,
+                                True))
+                    hinds.append((drm, g + self.hind_h, name, e.rule, src, _H_ORCHARD, True))
                 else:
-                    hinds.append((drm, g + self.hind_h, f"{name} (out of season)", e.rule, src, False, True))
+                    # out of season: no obstacle, but a Hindrance standing as high as the trees (B14.2)
+                    hinds.append((drm, trees, f"{name} (out of season)", e.rule, src, _H_ORCHARD_OUT, True))
             elif role == "hindrance" and (terrain != "grain" or self.grain_hinders):
-                hinds.append((int(e.get("hindrance", 1)), g + self.hind_h, name, e.rule, src, False, inherent))
+                hinds.append((int(e.get("hindrance", 1)), g + self.hind_h, name, e.rule, src, _H_OTHER, inherent))
         return obs, hinds
 
     def _counter_items(self, h: Hex, t: HexTerrain, g: int, src: tuple[int, ...], counters: Sequence[Any],
@@ -705,12 +731,12 @@ class _Tables:
         veh = [c for c in counters if c.type in ("vehicle", "wreck") and c.at == h]
         if veh:
             kinds = sorted({"wreck" if c.type == "wreck" else "vehicle" for c in veh})
-            hinds.append((self.veh_drm * len(veh), g + self.hind_h, " and ".join(kinds), "A6.8", src, False,
+            hinds.append((self.veh_drm * len(veh), g + self.hind_h, " and ".join(kinds), "A6.8", src, _H_OTHER,
                           inherent_counters))
         smoke = m.smoke(h)
         self.smoke[i] = smoke
         if smoke:
-            hinds.append((smoke, _HUGE, f"SMOKE {smoke}", "A24.2", src, False, True))
+            hinds.append((smoke, _HUGE, f"SMOKE {smoke}", "A24.2", src, _H_OTHER, True))
 
     # -- ends
     def end(self, loc: Location) -> _End:
@@ -981,11 +1007,38 @@ def _compile_generic(key: tuple[int, int, int, int], tol: float) -> _Generic:
             pairs = [(prev[0], nxt[0]), (prev[1], nxt[0])]
         for a, b in pairs:
             a, b = (a, b) if a < b else (b, a)
-            events.append((t, 0, (_X, float(t), float(t), _rel(a), _rel(b))))
+            events.append((t, 0, (_P, float(t), float(t), _rel(a), _rel(b))))
+        events.append((t, 0, _vertex_sides(v, dx, dy, float(t))))
     events.sort(key=lambda e: (e[0], e[1]))
     contacts = tuple(e[2] for e in events)
     nudged = _nudged_variants(tr, p, q, start_v, end_v, contacts, tol) if tol > 0 else None
     return _Generic(contacts, nudged, start_v, end_v)
+
+
+def _vertex_sides(v: grid.Vertex, dx: int, dy: int, t: float) -> tuple[Any, ...]:
+    """The ``_V`` contact of a thread (direction (dx, dy)) passing through vertex ``v``: the hexsides that
+    meet there and that the thread does not run along, sorted by the side of the thread they lie on.
+
+    The thread only touches each of them at its end vertex. A line through a vertex has one of them on
+    one side and one or two on the other; the lone one comes first: (_V, t, t, lone hexes, other hexes...).
+    """
+    vx, vy = v.point()
+    left: list[Hexside] = []
+    right: list[Hexside] = []
+    for hs in v.hexsides():
+        e1, e2 = hs.endpoints()
+        ex, ey = e2 if e1 == (vx, vy) else e1
+        side = dx * (ey - vy) - dy * (ex - vx)
+        if side > 0:
+            left.append(hs)
+        elif side < 0:
+            right.append(hs)
+    lone, others = (left, right) if len(left) == 1 else (right, left)
+    assert len(lone) == 1 and 1 <= len(others) <= 2, (v, dx, dy)
+    rels = [_rel(lone[0].a), _rel(lone[0].b)]
+    for hs in others:
+        rels += [_rel(hs.a), _rel(hs.b)]
+    return (_V, t, t, *rels)
 
 
 _SQ3 = math.sqrt(3.0)
@@ -1114,7 +1167,7 @@ class _Compiled:
         def conv(cs: tuple[tuple[Any, ...], ...], with_x: bool = True) -> tuple[tuple[Any, ...], ...]:
             out = []
             for c in cs:
-                if c[0] == _X and not with_x:
+                if c[0] in (_X, _V, _P) and not with_x:
                     continue
                 rels = tuple(r[0] * stride + r[1] for r in c[3:])
                 out.append((c[0], c[1], c[2], *rels))
@@ -1142,6 +1195,7 @@ class _Outcome:
     rules: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     roadblocks: list[tuple[float, Hexside]] = field(default_factory=list)
+    orchard_out_once: bool = False   # B14.2: the one +1 of orchards out of season seen from well above
 
 
 def _walk(tab: _Tables, contacts: tuple[tuple[Any, ...], ...], base: int, A: _End, B: _End, ea: int, eb: int,
@@ -1168,6 +1222,7 @@ def _walk(tab: _Tables, contacts: tuple[tuple[Any, ...], ...], base: int, A: _En
     recs_in = tab.recs_in
     block_at = tab.block_at
     wall_hex = tab.wall_hex
+    vertex_both = tab.wall_vertex_both_sides
     # the whole-hex depiction's interior() is a list lookup: read the list directly on the hot path
     recs: list[_Meet] | None = getattr(tab.depiction, "recs", None) if dep is None else None
     for n, c in enumerate(contacts):
@@ -1208,11 +1263,17 @@ def _walk(tab: _Tables, contacts: tuple[tuple[Any, ...], ...], base: int, A: _En
                 rec = dep_boundary((a,), c[1], c[2], False)
             else:
                 rec = dep_boundary((a, b), c[1], c[2], (a, b) in narrow)
-        else:  # _T
+        elif k == _T:
             idx = base + c[3]
             if idx == ia or idx == ib or (dep is not None and n in dep):
                 continue
             rec = dep_boundary((idx,), c[1], c[2], False)
+        elif k == _V:
+            if (wall_hex[base + c[3]] or not vertex_both) and _vertex_walls_block(tab, c, base, ia, ib, shi, out):
+                return
+            continue
+        else:  # _P: read by _depression_runs only
+            continue
         q = rec[0]
         if q < floor or (q == floor and not (rec[2] and slo == shi == q)):
             continue
@@ -1245,26 +1306,110 @@ def _walk(tab: _Tables, contacts: tuple[tuple[Any, ...], ...], base: int, A: _En
                 return
         for h in rec[2]:
             top = h[1]
-            if h[5] and not same:
+            kind = h[5]
+            if kind == _H_ORCHARD_OUT:
+                if not _out_of_season_orchard(tab, h, A, B, ea, eb, same, slo, shi, fire_lane, out):
+                    continue
+            elif top < shi or (kind and not same):
+                # a Hindrance affects LOS at its own level (same-level), not LOS above it; an orchard in
+                # season is an obstacle, not a Hindrance, to LOS to/from a higher elevation (B14.2)
                 continue
-            if top >= shi:  # a Hindrance affects LOS at its own level (same-level), not LOS above it
-                out.drm += h[0]
-                out.hinds.append((c[1], h[4][0], h[0], h[2], h[3]))
-                if out.drm >= block_at:
-                    out.clear = False
-                    out.block = (c[1], h[4][0], None, f"Hindrance total {out.drm}", "A6.7")
-                    return
+            out.drm += h[0]
+            out.hinds.append((c[1], h[4][0], h[0], h[2], h[3]))
+            if out.drm >= block_at:
+                out.clear = False
+                out.block = (c[1], h[4][0], None, f"Hindrance total {out.drm}", "A6.7")
+                return
+
+
+def _out_of_season_orchard(tab: _Tables, h: _Hind, A: _End, B: _End, ea: int, eb: int, same: bool, slo: int,
+                           shi: int, fire_lane: bool, out: _Outcome) -> bool:
+    """B14.2: whether an orchard out of season (Hindrance record ``h``, its top one level above its base)
+    hinders this LOS; it is never an obstacle then.
+
+    * Both ends at the same level (judgment.orchard_same_base_level), or the higher end no higher than the
+      trees' top (at most one level above the orchard's base, the B14.21 EX's level 1 of J8 to H9): +1 for
+      each orchard hex, as a same-level orchard.
+    * Both ends at or above the top: no effect (the LOS passes over it, A6.2).
+    * The higher end more than one level above the orchard's base: one +1 in all, and only from an orchard
+      hex adjacent to the lower (ground-level) end, where it would cast its Blind Hex
+      (judgment.orchard_out_of_season_los "adjacent-once"; "each" counts every orchard hex as above,
+      "same-level" none).
+    """
+    top = h[1]
+    if top <= slo:
+        return False
+    if same or top >= shi:
+        return True
+    reading = tab.orchard_out
+    if reading == "each":
+        return True
+    if reading == "same-level" or out.orchard_out_once:
+        return False
+    lo_a = (A.elev <= B.elev) if fire_lane else (ea <= eb)
+    low = A if lo_a else B
+    if all(tab.dist(s, low.idx) != 1 for s in h[4]):
+        return False
+    out.orchard_out_once = True
+    return True
 
 
 def _along_wall_counts(tab: _Tables, key: tuple[int, int], ia: int, ib: int) -> bool:
-    """B9.2: a wall or hedge run along lengthwise counts unless it touches the firer's or target's hex,
-    and then only if a vertex at its end has walls on all three of its hexsides."""
+    """B9.2: whether a wall or hedge the thread runs along lengthwise (on a hexspine) is an obstacle.
+
+    A hexside of the firer's or target's own hex never is. One that touches neither end hex is. One that
+    touches an end hex at a vertex is only if its other vertex, the one opposite the viewing/target hex
+    (part of neither end hex), has walls or hedges on all three hexspines (the B9.2 EX: 6Z9 -> X6 is clear
+    with Y8-Z8 a wall, blocked if Y8-Y9 is a hedge as well). Walls at the vertex touching the end hex do not
+    count: two of them are the end hex's own hexsides."""
+    if key[0] in (ia, ib) or key[1] in (ia, ib):
+        return False
     hs = tab.walls[key][3]
-    touching = {tab.idx(h) for v in hs.vertices() for h in v.hexes}
-    if ia not in touching and ib not in touching:
+    ends = {ia, ib}
+    far = [v for v in hs.vertices() if not ends.intersection(tab.idx(h) for h in v.hexes)]
+    if len(far) == 2:
         return True
-    for v in hs.vertices():
-        if all(tab.side_key(s) in tab.walls for s in v.hexsides()):
+    walls = tab.walls
+    return any(all(tab.side_key(s) in walls for s in v.hexsides()) for v in far)
+
+
+def _vertex_walls_block(tab: _Tables, c: tuple[Any, ...], base: int, ia: int, ib: int, shi: int,
+                        out: _Outcome) -> bool:
+    """Walls, hedges and B29 roadblocks meeting at a vertex the thread passes through (a ``_V`` contact):
+    the thread is blocked (recorded in ``out``) only when such a Half-Level obstacle high enough to matter
+    (B9.2: same-level LOS) lies on each side of it (A6.1: an obstacle blocks a thread that crosses it,
+    visible on both sides; B9.1: a wall's hexside includes its vertices). The thread then passes through
+    the corner where they join. A lone wall the thread only touches at its end vertex, on one side, does
+    not block (the B9.2 EX's wall Y8-Z8; judgment.wall_vertex_both_sides; false reads B9.1's vertices
+    as part of the wall: any one of them blocks); nor does a wall of the firer's or target's own hex (B9.2).
+    """
+    walls = tab.walls
+
+    def high(j: int) -> tuple[int, str, str, Hexside] | None:
+        a, b = base + c[j], base + c[j + 1]
+        w = walls.get((a, b))
+        if w is None or w[0] <= shi or a == ia or a == ib or b == ia or b == ib:
+            return None
+        return w
+
+    w1 = high(3)
+    if not tab.wall_vertex_both_sides:
+        for j in range(5, len(c), 2):
+            w1 = w1 or high(j)
+        if w1 is not None:
+            out.clear = False
+            out.block = (c[1], None, w1[3], f"{w1[1]} touched at its end vertex (Half-Level obstacle)", w1[2])
+            return True
+        return False
+    if w1 is None:
+        return False
+    for j in range(5, len(c), 2):
+        w2 = high(j)
+        if w2 is not None:
+            out.clear = False
+            what = f"{w1[1]}s" if w1[1] == w2[1] else f"{w1[1]} and {w2[1]}"
+            what += " meeting at a vertex, on both sides of the LOS (Half-Level obstacle)"
+            out.block = (c[1], None, w1[3], what, w1[2])
             return True
     return False
 
@@ -1301,7 +1446,7 @@ def _depression_runs(tab: _Tables, contacts: tuple[tuple[Any, ...], ...], base: 
         if k == _A:
             key = (base + c[3], base + c[4])
             return tab.stream[key[0]] and tab.stream[key[1]] and key in tab.stream_sides
-        if k == _X:
+        if k == _X or k == _P:
             return (base + c[3], base + c[4]) in tab.stream_sides
         return None
 
@@ -1373,7 +1518,9 @@ def _decide(tab: _Tables, A: _End, B: _End, entrenched: tuple[bool, bool], want_
             out.hinds.append((0.0 if e is A else 1.0, e.idx, s, f"SMOKE {s}", "A24.2"))
     out.drm = own_smoke
     comp, base = tab.compiled(A.point, B.point)
-    contacts = comp.contacts if tab.walls else comp.plain
+    # the plain contacts leave out hexsides crossed, for maps without walls; a thread from a Location IN a
+    # stream needs them all the same, to know where it leaves the stream depiction (B20.2)
+    contacts = comp.contacts if tab.walls or A.kind == "in" or B.kind == "in" else comp.plain
     dep: dict[int, bool] | None = None
     if tab.artwork:
         tab.depiction.begin(A.point, B.point)

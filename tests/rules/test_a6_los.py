@@ -234,10 +234,20 @@ def test_b14_2_orchard_in_season_hinders_same_level_and_blocks_from_higher() -> 
 
 
 def test_b14_2_orchard_out_of_season_is_a_hindrance_only() -> None:
+    """Out of season an orchard never blocks: +1 to same-level LOS, and +1 to LOS from one level above its
+    base (B14.21 EX: level 1 of J8 to H9 through an out-of-season orchard, +1). From level 2 only an
+    orchard adjacent to the lower end hinders (judgment.orchard_out_of_season_los): C3 is two hexes from
+    C5 (none), but adjacent to C4 (+1)."""
     m = mk([H("C3", terrain="orchard"), H("C1", level=1)], month=12)
     assert r(m, "C2", "C5").hindrance_drm == 1
     up = r(m, "C1", "C6")
-    assert up.clear and up.hindrance_drm == 0
+    assert up.clear and up.hindrance_drm == 1 and up.hindrances[0].hex.name == "C3"
+    two = mk([H("C3", terrain="orchard"), H("C1", level=2)], month=12)
+    assert r(two, "C1", "C5").clear and r(two, "C1", "C5").hindrance_drm == 0
+    near = r(two, "C1", "C4")
+    assert near.clear and near.hindrance_drm == 1 and near.hindrances[0].rule == "B14.2"
+    # the same from the lower end: the LOS is reciprocal (A6.5)
+    assert r(two, "C4", "C1").hindrance_drm == 1 and r(two, "C5", "C1").hindrance_drm == 0
 
 
 def test_b14_2_orchard_season_follows_the_query_conditions() -> None:
@@ -340,3 +350,128 @@ def test_b9_2_a_wall_run_along_lengthwise_counts_unless_it_touches_an_end_hex() 
     assert x.borderline
     end = mk(hexsides=[{"at": ["B1-B2"], "wall": True}])
     assert r(end, "A2", "I2").clear
+
+
+# ------------------------------------------------- B9.2 / A6.1: walls at a vertex the thread passes through
+# C5 -> B9 passes through vertex B6-C6-C7, from C6 into C7, only touching B6: the hexside C6-C7 lies on one
+# side of the thread, B6-C6 and B6-C7 on the other (judgment.wall_vertex_both_sides).
+
+
+@pytest.mark.parametrize("walls, clear", [
+    (["C6-C7"], True), (["B6-C6"], True), (["B6-C7"], True),       # one wall, touched only at its end
+    (["B6-C6", "B6-C7"], True),                                    # two walls, both on B6's side
+    (["C6-C7", "B6-C6"], False), (["C6-C7", "B6-C7"], False),      # a wall on each side: they join across it
+    (["C6-C7", "B6-C6", "B6-C7"], False),
+])
+def test_b9_2_walls_at_a_vertex_block_only_from_both_sides_of_the_thread(walls: list[str], clear: bool) -> None:
+    """A6.1: an obstacle blocks a thread it crosses, visible on both sides of it; B9.1: a wall's hexside
+    includes its vertices. Walls meeting at the vertex on both sides of the thread join across its path and
+    block it, whichever of the vertex's hexsides they are, and a hair either way it would still cross one
+    (not borderline). Walls on one side only are touched at their end: clear, but borderline."""
+    m = mk(hexsides=[H(walls, wall=True)])
+    for a, b in (("C5", "B9"), ("B9", "C5")):
+        x = r(m, a, b)
+        assert x.clear is clear
+        assert x.borderline is clear
+        if not clear:
+            assert x.blocked_by is not None and x.blocked_by.rule == "B9.2"
+            assert x.blocked_by.hexside is not None and x.blocked_by.hexside.name in walls
+
+
+def test_b9_2_example_walls_on_y8_y9_and_y8_z8_block_without_the_hedge_on_the_hexspine() -> None:
+    """B9.2 EX geometry, 6Z9 -> X6, which runs along Y9-Z8 and through vertex Y8-Y9-Z8 into Y8. With the
+    EX's walls X7-Y7 and Y8-Z8 the LOS exists; with walls on both Y8-Y9 and Y8-Z8 (no hedge on the Y9-Z8
+    hexspine) the thread enters Y8 where the two walls join, one on each side of it: blocked."""
+    def m(sides: list[str]) -> Map:
+        return Map.from_data({"format": "asl-terrain/1", "name": "t", "prefix": "6", "columns": ["V", "AA"],
+                              "rows": [1, 12], "hexside": [H(sides, wall=True)]})
+    assert r(m(["X7-Y7", "Y8-Z8"]), "6Z9", "6X6").clear
+    x = r(m(["X7-Y7", "Y8-Z8", "Y8-Y9"]), "6Z9", "6X6")
+    assert not x.clear and not x.borderline and x.blocked_by is not None
+    assert x.blocked_by.hexside is not None and x.blocked_by.hexside.name in ("Y8-Y9", "Y8-Z8")
+
+
+def test_b9_2_walls_of_the_firers_hex_at_the_vertex_it_leaves_by_never_block() -> None:
+    """A2 -> E2 leaves A2 through vertex A2-B1-B2 and runs along B1-B2: walls on A2-B1 and A2-B2 lie on
+    both sides of the thread there, but they are A2's own hexsides (B9.2): clear, either way."""
+    m = mk(hexsides=[H(["A2-B1", "A2-B2"], wall=True)])
+    assert r(m, "A2", "E2").clear and r(m, "E2", "A2").clear
+
+
+def test_b9_2_a_wall_run_along_on_the_firers_own_hexside_never_blocks() -> None:
+    """A unit Bypassing C3 at vertex C3-D2-D3 traces toward B5 along C3-D3, its own hex's hexside, then
+    through C4 and along B4-C5. A wall on C3-D3, even closed at its far vertex by walls on C4-D3 and C3-C4,
+    is a wall of the firer's own hex and never blocks (B9.2); a wall on B4-C5, touching neither C3 nor B5
+    at its far vertex (B4-B5-C5 has B5), does not count either; on C4-C5 (crossed by no thread) nothing."""
+    m = mk(hexsides=[H(["C3-D3", "C4-D3", "C3-C4"], wall=True)])
+    x = r(m, "C3@C3-D2-D3", "B5")
+    assert [hs.name for _, _, hs in x.trace.along] == ["C3-D3", "B4-C5"]
+    assert x.clear and r(m, "B5", "C3@C3-D2-D3").clear
+    assert r(mk(hexsides=[H("B4-C5", wall=True)]), "C3@C3-D2-D3", "B5").clear
+
+
+# ---------------------------------------------------- B14.2: orchards out of season, along a hexside
+
+
+@pytest.mark.parametrize("viewer, drm", [(0, 2), (1, 2), (2, 1)])
+def test_b14_2_out_of_season_orchards_flanking_a_hexside_next_to_the_target(viewer: int, drm: int) -> None:
+    """A2 -> E2 runs along D1-D2, whose hexes are both adjacent to E2; both are orchards, out of season.
+    Same level: each orchard hex hinders a LOS along its hexside (A6.1 EXC, B14.21): +2. From level 1
+    (one level above the orchards' base): +1 per orchard hex, +2. From level 2: one +1 in all, from the
+    orchards next to the target (B14.2, judgment.orchard_out_of_season_los)."""
+    m = mk([H("A2", level=viewer), H(["D1", "D2"], terrain="orchard")], month=12)
+    for a, b in (("A2", "E2"), ("E2", "A2")):
+        x = r(m, a, b)
+        assert x.clear and x.hindrance_drm == drm
+        assert sum(i.amount for i in x.items) == drm
+        assert {h.hex.name for h in x.hindrances} <= {"D1", "D2"}
+
+
+def test_b14_2_out_of_season_orchards_never_block_from_above() -> None:
+    """In season the level-0 orchard in C3 blocks the level-1 viewer's LOS to C6 (A6.2) and puts C4 in a
+    Blind Hex from level 2 (A6.4); out of season neither: it hinders (+1) instead."""
+    for level, target in ((1, "C6"), (2, "C4")):
+        m = mk([H("C1", level=level), H("C3", terrain="orchard")], month=6)
+        assert not r(m, "C1", target).clear
+        x = r(m, "C1", target, conditions={"month": 1})
+        assert x.clear and x.hindrance_drm == 1 and not x.blind
+
+
+@pytest.mark.parametrize("reading, drm", [("adjacent-once", 1), ("each", 2), ("same-level", 0)])
+def test_b14_2_out_of_season_reading_is_the_charts_judgment(reading: str, drm: int) -> None:
+    """judgment.orchard_out_of_season_los decides the level-2 viewer's LOS through two out-of-season
+    orchards, C3 and C5, to C6 (C5 adjacent to it): the default one +1; "each" +1 per orchard hex;
+    "same-level" none. A value outside the three is a ChartError naming the key."""
+    from importlib.resources import files
+
+    from asl_terrain.chart import parse_chart
+    from asl_terrain.errors import ChartError
+
+    text = (files("asl_terrain") / "data" / "terrain_chart.toml").read_text(encoding="utf-8")
+    old = 'orchard_out_of_season_los = { value = "adjacent-once",'
+    assert old in text
+    chart = parse_chart(text.replace(old, f'orchard_out_of_season_los = {{ value = "{reading}",'), "mine.toml")
+    m = mk([H("C1", level=2), H(["C3", "C5"], terrain="orchard")], month=12)
+    x = r(m, "C1", "C6", chart=chart)
+    assert x.clear and x.hindrance_drm == drm
+    bad = parse_chart(text.replace(old, 'orchard_out_of_season_los = { value = "never",'), "mine.toml")
+    with pytest.raises(ChartError, match="orchard_out_of_season_los"):
+        r(m, "C1", "C6", chart=bad)
+
+
+def test_b9_2_the_vertex_reading_is_the_charts_judgment() -> None:
+    """judgment.wall_vertex_both_sides false reads B9.1's "hexside inclusive of vertices" strictly: a lone
+    wall touched only at its end vertex blocks, on either side of the thread (C5 -> B9 past B6-C6)."""
+    from importlib.resources import files
+
+    from asl_terrain.chart import parse_chart
+
+    text = (files("asl_terrain") / "data" / "terrain_chart.toml").read_text(encoding="utf-8")
+    old = "wall_vertex_both_sides = { value = true,"
+    assert old in text
+    strict = parse_chart(text.replace(old, "wall_vertex_both_sides = { value = false,"), "mine.toml")
+    for wall in ("C6-C7", "B6-C6", "B6-C7"):
+        m = mk(hexsides=[H(wall, wall=True)])
+        assert r(m, "C5", "B9").clear
+        x = r(m, "C5", "B9", chart=strict)
+        assert not x.clear and x.blocked_by is not None and x.blocked_by.hexside == Hexside.parse(wall)

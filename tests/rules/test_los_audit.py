@@ -177,11 +177,6 @@ def test_a6_1_inherent_terrain_on_one_side_of_a_hexside_run_hinders(terrain: str
     assert sum(i.amount for i in x.items) == x.hindrance_drm
 
 
-@pytest.mark.xfail(strict=True, reason="engine bug: along a hexside flanked by two inherent Hindrance hexes of "
-                   "the same kind (orchard/orchard, graveyard/graveyard) only one +1 is counted, while an "
-                   "orchard/graveyard pair counts +2; los._combine_along keys the inherent Hindrances of both "
-                   "flanking hexes by their name ('best[h[2]]'), so the second orchard hex is dropped "
-                   "(A6.1 EXC, B14.21: +1 for every orchard hex)")
 @pytest.mark.parametrize("b1, b2", [("orchard", "orchard"), ("graveyard", "graveyard")])
 def test_b14_21_two_inherent_hindrance_hexes_flanking_a_hexside_run_each_hinder(b1: str, b2: str) -> None:
     """A6.1 EXC: each Inherent Terrain hex hinders a LOS traced along its hexside; B14.21: +1 for every
@@ -284,11 +279,6 @@ def test_b9_2_example_thread_runs_along_the_two_hexspines() -> None:
     assert names(x.trace.hexes) == ["Z9", "Y8", "X6"]
 
 
-@pytest.mark.xfail(strict=True, reason="engine bug: B9.2 EX says 6Z9 has a LOS to X6 (+2 wall DRM), but the "
-                   "engine blocks it at the Y8-Z8 wall: where the thread leaves the Y9-Z8 hexspine through vertex "
-                   "Y8-Y9-Z8 into Y8, _compile_generic adds 'crossed' contacts for both (Y9,Y8) and (Z8,Y8), so a "
-                   "wall touched only at that vertex, on one side of the thread, blocks (B9.2: only all three "
-                   "hexspines at that vertex block)")
 def test_b9_2_example_z9_sees_x6_along_two_wall_hexspines_touching_the_end_hexes() -> None:
     """B9.2 EX: the 4-4-7 in 6Z9 can attack X6: both hexspines touch the firing or target hex, and neither
     has wall/hedge hexsides on all three hexspines of the vertex that is part of neither Z9 nor X6."""
@@ -303,10 +293,6 @@ def test_b9_2_example_a_hedge_on_y8_y9_closes_the_vertex_and_blocks() -> None:
     assert x.blocked_by.rule == "B9.2"
 
 
-@pytest.mark.xfail(strict=True, reason="engine bug: B9.2 counts a wall lying lengthwise on a hexspine that touches "
-                   "the viewing hex only if 'the vertex opposite of the viewing/target hex' has walls on all three "
-                   "hexspines; los._along_wall_counts accepts either vertex of the wall hexside, so walls on the "
-                   "viewer's own hexsides A2-B1 and A2-B2 (which never block, B9.2) make B1-B2 block")
 def test_b9_2_walls_at_the_near_vertex_do_not_make_a_lengthwise_wall_block() -> None:
     """A2 -> I2 runs along B1-B2, which touches A2 at vertex A2-B1-B2. With walls on A2-B1, A2-B2 and B1-B2
     the near vertex has three walls, but the far vertex (B1-B2-C2) has one: the B1-B2 wall does not count,
@@ -332,15 +318,7 @@ def test_b9_2_a_lengthwise_wall_touching_neither_end_hex_blocks_same_level_los_o
     assert both(up, "A2", "I2").clear
 
 
-_VERTEX_WALL_BUG = pytest.mark.xfail(strict=True, reason=(
-    "engine bug (inconsistency): a lone wall at a vertex the thread passes through blocks when it lies between "
-    "the hexes entered before and after the vertex (C6-C7), but not when it lies between one of them and the hex "
-    "only touched (B6-C6, B6-C7); each is a wall touched only at its end vertex, on one side of the thread. By "
-    "A6.1 (obstruction on both sides) none blocks, as B9.2 EX's Y8-Z8 wall does not; by B9.1 (hexside inclusive "
-    "of vertices) all would. los._compile_generic emits only the (before, after) pair as 'crossed'"))
-
-
-@pytest.mark.parametrize("wall", [pytest.param("C6-C7", marks=_VERTEX_WALL_BUG), "B6-C6", "B6-C7"])
+@pytest.mark.parametrize("wall", ["C6-C7", "B6-C6", "B6-C7"])
 def test_b9_1_a_lone_wall_at_a_vertex_is_ruled_alike_on_either_side(wall: str) -> None:
     """C5 -> B9 through vertex B6-C6-C7, one wall among the vertex's three hexsides. Whichever it is, the
     wall only touches the thread at its end vertex, from one side; A6.1 (with B9.2 EX): clear, and
@@ -521,10 +499,6 @@ def test_b14_21_example_in_season_the_upper_levels_cannot_see_g7_or_h9() -> None
     assert not y.clear and y.blocked_by is not None and y.blocked_by.hex == Hex.parse("I9")
 
 
-@pytest.mark.xfail(strict=True, reason="engine bug: B14.2 makes each out-of-season orchard hex a +1 Hindrance to "
-                   "LOS to/from a Location higher than its base level (B14.21 EX: level 1 of J8 to H9 'with ... +1 "
-                   "[Hindrance]'); the engine gives 0: los._Tables._terrain_items files an out-of-season orchard "
-                   "as a Hindrance of height 0 that _walk counts only when top >= the higher end (same level)")
 def test_b14_21_example_out_of_season_level_1_sees_h9_with_a_plus_1_hindrance() -> None:
     """B14.21 EX: "If the orchard was not in season a LOS from level 1 of J8 to H9 would exist but with" a
     +1 Hindrance (B14.2: out of season, +1 to LOS to/from a Location higher than the orchard's base level)."""
@@ -534,9 +508,6 @@ def test_b14_21_example_out_of_season_level_1_sees_h9_with_a_plus_1_hindrance() 
     assert x.hindrance_drm == 1
 
 
-@pytest.mark.xfail(strict=True, reason="engine bug: out-of-season orchard vs a LOS from more than one level above "
-                   "its base level: B14.2 gives one +1 only if the LOS crosses an orchard adjacent to the ground-level "
-                   "target; the engine gives 0 in every case (same cause as the level-1 case)")
 def test_b14_2_out_of_season_orchards_seen_from_two_levels_up_give_one_plus_1_next_to_the_target() -> None:
     """B14.2: from > one level above the orchards' base level, only one +1 applies, and only if the LOS
     crosses an orchard adjacent to the ground-level target. Level-2 viewer C1, orchards in C3 and C5,

@@ -133,3 +133,20 @@ def test_p4_13_stream_brush_is_not_a_hindrance_inside_the_depiction(st: Map) -> 
 
 def test_p4_1_elevation_is_a_fraction(st: Map) -> None:
     assert isinstance(location_elevation(st, st.parse_location("MM6")), Fraction)
+
+
+@pytest.mark.parametrize("wall_elsewhere", [False, True])
+def test_b20_2_in_stream_hexes_across_a_non_stream_hexside_do_not_see_each_other(wall_elsewhere: bool) -> None:
+    """B20.2 (digest §3.6): IN-stream B3 and C3 are adjacent, but the stream does not cross B3-C3, so the
+    thread between them leaves the depiction: no LOS. Regression: the engine left crossed hexsides out of
+    its walk on maps without any wall, hedge or roadblock, so this ruling changed with a wall far away."""
+    sides: list[dict[str, Any]] = [{"at": ["B3-C3"], "stream": False}]
+    if wall_elsewhere:
+        sides.append({"at": ["E7-E8"], "wall": True})
+    m = Map.from_data({"format": "asl-terrain/1", "name": "t", "prefix": "", "columns": ["A", "F"],
+                       "rows": [1, 8], "hex": [{"at": ["B3", "C3", "C4"], "stream": "shallow"}],
+                       "hexside": sides})
+    for a, b in (("B3", "C3"), ("C3", "B3")):
+        x = r(m, a, b)
+        assert not x.clear and x.blocked_by is not None and x.blocked_by.rule == "B20.2"
+    assert r(m, "C3", "C4").clear      # across the stream hexside C3-C4
