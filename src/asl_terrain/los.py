@@ -45,7 +45,7 @@ import weakref
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Any, Literal, Protocol
+from typing import Any, Literal, Protocol, TypeAlias
 
 from . import grid
 from .chart import Chart, default_chart
@@ -302,9 +302,9 @@ class ViewshedRuling:
 # ============================================================================================ depiction
 
 
-_Obs = tuple  # (top, kind, what, rule, srcs, inherent)
-_Hind = tuple  # (drm, top, what, rule, srcs, orchard, inherent)
-_Meet = tuple  # (quick, obstacles, hindrances)
+_Obs: TypeAlias = tuple[Any, ...]  # (top, kind, what, rule, srcs, inherent)
+_Hind: TypeAlias = tuple[Any, ...]  # (drm, top, what, rule, srcs, orchard, inherent)
+_Meet: TypeAlias = tuple[Any, ...]  # (quick, obstacles, hindrances)
 
 _EMPTY: _Meet = (_NONE, (), ())
 
@@ -966,7 +966,7 @@ def _compile_generic(key: tuple[int, int, int, int], tol: float) -> _Generic:
     kx, ky, dx, dy = key
     p = (kx, ky)
     q = (kx + dx, ky + dy)
-    tr = grid.trace.__wrapped__(p, q)  # type: ignore[attr-defined]
+    tr = grid.trace.__wrapped__(p, q)
     events: list[tuple[Fraction, int, tuple[Any, ...]]] = []
     ends_at: dict[Fraction, tuple[Hex, ...]] = {}
     starts_at: dict[Fraction, tuple[Hex, ...]] = {}
@@ -1442,7 +1442,7 @@ def _depression_runs(tab: _Tables, contacts: tuple[tuple[Any, ...], ...], base: 
     def within(c: tuple[Any, ...]) -> bool | None:
         k = c[0]
         if k == _S:
-            return tab.stream[base + c[3]]
+            return bool(tab.stream[base + c[3]])
         if k == _A:
             key = (base + c[3], base + c[4])
             return tab.stream[key[0]] and tab.stream[key[1]] and key in tab.stream_sides
@@ -1644,14 +1644,7 @@ def _height_advantage(tab: _Tables, A: _End, B: _End) -> Literal["from", "to"] |
 
 
 def _resolve(m: Map, chart: Chart | None, conditions: Conditions | Mapping[str, Any] | None) -> _Tables:
-    chart = chart or default_chart()
-    if conditions is None:
-        cond = m.conditions
-    elif isinstance(conditions, Conditions):
-        cond = conditions
-    else:
-        cond = m.conditions.updated(dict(conditions))
-    return _tables(m, chart, cond)
+    return _tables(m, chart or default_chart(), m.conditions_for(conditions))
 
 
 def los(m: Map, a: Location, b: Location, *, chart: Chart | None = None,
