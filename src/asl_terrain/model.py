@@ -12,14 +12,14 @@ Imports: errors, grid, mapfile. Never an engine.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Iterator, Literal, Mapping
 
 from pydantic import ValidationError
 
 from .errors import AslTerrainError, BadName, MapError, NotAdjacent, UnknownLocation
-from .grid import Hex, Hexside, Vertex, column_label, parse_hex_name
+from .grid import Hex, Hexside, Vertex, parse_hex_name
 from .mapfile import (
     ConditionsModel,
     Grid,
@@ -690,5 +690,5 @@ def load_demo() -> Map:
     return Map.load(demo_map_path())
 
 
-__all__ = ["BoardPlacement", "Depiction", "Conditions", "Counter", "HexTerrain", "HexsideTerrain", "Location", "Map", "load_demo",
-           "demo_map_path", "column_label", "field"]
+__all__ = ["BoardPlacement", "Conditions", "Counter", "Depiction", "HexTerrain", "HexsideTerrain", "Location", "Map",
+           "demo_map_path", "load_demo"]
