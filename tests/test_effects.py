@@ -18,7 +18,6 @@ from typer.testing import CliRunner
 from asl_terrain import effects as fx
 from asl_terrain import setup as su
 from asl_terrain.ask import CONTRACT_KINDS, HANDLERS, answer_one
-from asl_terrain.chart import default_chart
 from asl_terrain.cli import app
 from asl_terrain.effects import ATTACKS, tem
 from asl_terrain.errors import MapError, QueryError, UnknownLocation, UserError
