@@ -4,8 +4,11 @@ never a traceback; `ask` exit statuses 0/1/2 (queries.md)."""
 from __future__ import annotations
 
 import json
+import os
+import re
 import subprocess
 import sys
+from fractions import Fraction
 from pathlib import Path
 
 import pytest
@@ -109,3 +112,239 @@ def test_ask_conditions_must_be_an_object(tmp_path: Path) -> None:
     assert r.returncode == 1
     assert "conditions: expected an object" in answers[0]["error"]
     assert answers[1]["error"].startswith("conditions:")
+
+
+# ------------------------------------------------------------------------------------ review regressions
+
+DEMO_ENV = {**os.environ, "COLUMNS": "1000"}
+
+
+def run_wide(*args: str) -> subprocess.CompletedProcess[str]:
+    """The CLI with a wide console, so that no line is wrapped."""
+    return subprocess.run([sys.executable, "-m", "asl_terrain", *args], capture_output=True, text=True,
+                          timeout=120, env=DEMO_ENV)
+
+
+def one_error_line(r: subprocess.CompletedProcess[str]) -> str:
+    """The single non-blank stderr line of a refused command (exit status 2, no traceback, nothing on stdout)."""
+    lines = [x for x in r.stderr.splitlines() if x.strip()]
+    assert r.returncode == 2, (r.returncode, r.stdout, r.stderr)
+    assert len(lines) == 1 and lines[0].startswith("error:"), r.stderr
+    assert "Traceback" not in r.stderr and not r.stdout.strip(), (r.stdout, r.stderr)
+    return lines[0]
+
+
+@pytest.mark.parametrize("value, text", [
+    (0.5, "½"), (1.5, "1½"), (3.75, "3¾"), (-0.5, "-½"), (-1.25, "-1¼"), (2.0, "2"), (16, "16"),
+    (0.333333, "⅓"), (Fraction(2, 3), "⅔"), (0.1234, "0.1234"), (True, "yes"), (False, "no"), (None, "-"),
+    ([], "none"), (["HrI14", "HrH13"], "HrI14, HrH13"), ({"from": True, "to": 0.75}, "from yes, to ¾"),
+    ({"hex": "HrJ12", "terrain": "single-story house", "rule": "A6.2"}, "single-story house at HrJ12 (A6.2)"),
+    ({"hexside": "HrI4-J4", "terrain": "wall", "rule": "B9.2"}, "wall at HrI4-J4 (B9.2)"),
+])
+def test_format_value_reads_as_a_player_writes(value: object, text: str) -> None:
+    """Regression: dicts and lists printed as Python reprs ({'from': False, ...}), thirds as 0.333333."""
+    from asl_terrain.cli import format_value
+
+    assert format_value(value) == text
+
+
+def test_los_prints_objects_and_fractions_readably() -> None:
+    """Regression: `los` printed blocked_by, up_slope and elevations as Python dicts, and its hindrance items
+    under a COST column with "-" for the DRM."""
+    up = run_wide("los", "W2", "W6")
+    assert up.returncode == 0, up.stderr
+    assert "elevations: from 3¾, to 2" in up.stdout and "up_slope: from yes, to no" in up.stdout
+    assert "roadblocks_crossed: none" in up.stdout
+    blocked = run_wide("los", "I14", "K11")
+    assert "blocked_by: single-story house at HrJ12 (A6.2)" in blocked.stdout
+    assert "{'" not in blocked.stdout + up.stdout and "False" not in blocked.stdout + up.stdout
+    header = next(line for line in blocked.stdout.splitlines() if "why" in line)
+    assert "DRM" in header and "COST" not in header
+    assert re.search(r"\+1 .*orchard in HrI13 .*B14\.2", blocked.stdout), blocked.stdout
+
+
+def test_move_items_are_headed_by_the_units() -> None:
+    r = run_wide("move", "S7", "T6", "--mf", "4")
+    assert r.returncode == 0, r.stderr
+    header = next(line for line in r.stdout.splitlines() if "why" in line)
+    assert "MF" in header and "1½" in r.stdout
+
+
+@pytest.mark.parametrize("argv", [
+    ["render", "-o", "{d}/x.jpg"],
+    ["reach", "M13", "-o", "{d}/x.gif"],
+    ["los", "W2", "W6", "-o", "{d}/x.pdf"],
+    ["viewshed", "K10/2", "-o", "{d}/x"],
+    ["render", "-o", "{d}/no/such/dir/x.png"],
+    ["los", "W2", "W6", "-o", "{d}/no/such/dir/x.svg"],
+])
+def test_bad_picture_file_is_one_line_exit_2(tmp_path: Path, argv: list[str]) -> None:
+    """Regression: `-o x.jpg` or `-o` into a missing directory was an "internal error" (exit 3), after all the
+    work was done."""
+    line = one_error_line(run(*(a.format(d=tmp_path) for a in argv)))
+    assert "-o" in line and (".svg or .png" in line or "no such directory" in line)
+    assert not any(tmp_path.rglob("x*"))
+
+
+@pytest.mark.parametrize("argv, words", [
+    (["move"], "Missing argument"),
+    (["tem"], "--target"),
+    (["move", "H13", "I14", "--frob"], "--frob"),
+    (["move", "H13", "I14", "--vca", "9"], "--vca"),
+    (["schema", "extra"], "extra"),
+])
+def test_usage_errors_are_one_line_naming_the_help(argv: list[str], words: str) -> None:
+    """Regression: click's usage errors took four lines (usage, hint, blank, error)."""
+    line = one_error_line(run(*argv))
+    assert words in line and f"asl-terrain {argv[0]} --help" in line
+
+
+def test_no_arguments_still_shows_the_help() -> None:
+    r = run()
+    assert "Usage: asl-terrain" in r.stdout + r.stderr and "move" in r.stdout + r.stderr
+
+
+@pytest.mark.parametrize("argv, words", [
+    (["move", "H13", "I14", "J15"], "one too many, unless the first is a map file"),
+    (["move", "H13", "I14", "--dash", "true"], "got 3: H13 I14 true"),
+    (["tem", "K14", "--target", "K14"], "at most a map file"),
+    (["reach", str(MAPS / "p2_slopes.toml")], "expected FROM after the map file"),
+    (["move", str(MAPS / "p2_slopes.toml"), "H13"], "got 1: H13"),
+    (["path", "H13"], "at least one step"),
+    (["end-of-player-turn", str(MAPS / "streams.toml")], "at least one Location"),
+])
+def test_wrong_argument_counts_name_what_was_expected(argv: list[str], words: str) -> None:
+    """Regression: a surplus argument was read as a map file ("H13: cannot read the map file"), and a map
+    file with too few arguments was reported as "expected 2, got 2"."""
+    assert words in one_error_line(run(*argv))
+
+
+@pytest.mark.parametrize("argv, words", [
+    (["remove", "roadblock", "--method", "clearance"], "missing --hexside"),
+    (["setup", "entrenchment"], "missing AT"),
+])
+def test_a_missing_value_is_named_as_the_command_line_spells_it(argv: list[str], words: str) -> None:
+    """Regression: the CLI said "missing key 'hexside'" (the batch's word) for a missing --hexside option."""
+    assert words in one_error_line(run(*argv))
+
+
+def test_move_takes_mf_like_path_and_reach() -> None:
+    ok = run_wide("move", "S7", "T6", "--mp", "4", "--unit", "vehicle")
+    assert ok.returncode == 0, ok.stderr
+    assert "give one of --allowance, --mf, --mp" in one_error_line(run("move", "S7", "T6", "--mf", "4",
+                                                                       "--allowance", "3"))
+
+
+def test_viewshed_groups_hindered_locations_and_its_picture_has_a_legend(tmp_path: Path) -> None:
+    out = tmp_path / "v.svg"
+    r = run_wide("viewshed", "K10/2", "-o", str(out))
+    assert r.returncode == 0, r.stderr
+    assert "visible: 309 Locations, 39 of them through Hindrances" in r.stdout
+    assert re.search(r"^\s+\+3 \(34\): HrL11, HrL12", r.stdout, re.M), r.stdout
+    assert "untinted: not seen" in out.read_text()
+
+
+# The CLI builds the query the batch takes: the same ruling, word for word, on the demo map.
+_AGREE = [
+    (["move", "HrS7", "HrT6"], {"kind": "move", "unit": "infantry", "from": "HrS7", "to": "HrT6"}),
+    (["move", "V4", "V3", "--unit", "vehicle"], {"kind": "move", "unit": "vehicle", "from": "HrV4", "to": "HrV3"}),
+    (["move", "L11", "--bypass", "L11-L12", "--to-vertex", "K12-L11-L12", "--unit", "vehicle"],
+     {"kind": "move", "unit": "vehicle", "from": "HrL11", "bypass": "HrL11-L12", "to_vertex": "HrK12-L11-L12"}),
+    (["path", "M18", "M17", "M16", "M15", "M14", "--mf", "4"],
+     {"kind": "path", "unit": "infantry", "hexes": ["M18", "M17", "M16", "M15", "M14"], "allowance": 4}),
+    (["reach", "L11", "--mf", "2"], {"kind": "reach", "unit": "infantry", "from": "L11", "allowance": 2}),
+    (["los", "K10/2", "R12"], {"kind": "los", "from": "K10/2", "to": "R12"}),
+    (["viewshed", "K10/2"], {"kind": "viewshed", "from": "K10/2"}),
+    (["tem", "-t", "K11", "-f", "M11"], {"kind": "tem", "target": "K11", "firer": "M11"}),
+    (["setup", "mines", "L12", "--mine-kind", "A-P", "--hidden"],
+     {"kind": "setup", "item": "mines", "at": "L12", "mine_kind": "A-P", "hidden": True}),
+    (["stacking", "K10/2", "--unit", "squad"], {"kind": "stacking", "at": "K10/2", "units": ["squad"]}),
+    (["bypass-effects", "L11-L12"], {"kind": "bypass-effects", "hexside": "L11-L12"}),
+    (["tca-change", "--bu"], {"kind": "tca-change", "unit": {"type": "vehicle", "caliber": 75, "barrel": "L",
+                                                             "buttoned_up": True}}),
+    (["vca-change", "L11@K11-L11", "--while-bypassing"],
+     {"kind": "vca-change", "unit": "vehicle", "at": "L11@K11-L11", "hexspines": 3, "while_bypassing": True}),
+    (["place-rubble", "K11"], {"kind": "place-rubble", "at": "K11"}),
+    (["remove", "roadblock", "--hexside", "K11-K12", "--method", "clearance", "--from", "J11"],
+     {"kind": "remove", "what": "roadblock", "hexside": "K11-K12", "method": "clearance", "from": "J11"}),
+    (["street-fighting", "K12@K12-L12", "L12"], {"kind": "street-fighting", "vehicle": "K12@K12-L12",
+                                                 "attacker": "L12"}),
+    (["load", "K12@K12-L12", "K12", "--what", "mortar"],
+     {"kind": "load", "vehicle": "K12@K12-L12", "from": "K12", "what": "mortar"}),
+    (["unload", "K12@K12-L12", "L12"], {"kind": "unload", "vehicle": "K12@K12-L12", "to": "L12", "what": "squad"}),
+    (["unhook", "K12@K12-L12", "--what", "trailer"], {"kind": "unhook", "vehicle": "K12@K12-L12",
+                                                      "what": "trailer", "by": "crew"}),
+    (["sniper-target", "F8/culvert"], {"kind": "sniper-target", "at": "F8/culvert"}),
+    (["end-of-player-turn", "F8/culvert", "E8"],
+     {"kind": "end-of-player-turn", "units": [{"type": "infantry", "at": "F8/culvert"},
+                                              {"type": "infantry", "at": "E8"}]}),
+    (["rubble-drm", "K10/1"], {"kind": "rubble-drm", "at": "K10/1"}),
+]
+
+
+def test_cli_and_ask_agree_on_the_demo_map() -> None:
+    """Each subcommand prints the explanation `ask` gives for the same query (and `ask` answers it)."""
+    r = run("ask", "-", stdin=json.dumps([q for _, q in _AGREE]))
+    answers = json.loads(r.stdout)
+    assert r.returncode == 0, [a for a in answers if "error" in a]
+    for (argv, _), ans in zip(_AGREE, answers, strict=True):
+        c = run_wide(*argv)
+        assert c.returncode == 0, (argv, c.stderr)
+        assert " ".join(ans["explain"].split()) in " ".join(c.stdout.split()), (argv, ans["explain"], c.stdout)
+
+
+def test_every_command_help_shows_an_example() -> None:
+    """Each `asl-terrain COMMAND --help` shows at least one example command line."""
+    import typer
+    from typer.testing import CliRunner
+
+    from asl_terrain.cli import app
+
+    names = sorted(typer.main.get_command(app).commands)  # type: ignore[attr-defined]
+    assert len(names) >= 27
+    runner = CliRunner()
+    for name in names:
+        out = runner.invoke(app, [name, "--help"], env={"COLUMNS": "200"}).output
+        assert "Example" in out and f"asl-terrain {name}" in out, name
+
+
+def test_import_vasl_refuses_a_bad_output_before_reading_boards(tmp_path: Path) -> None:
+    """Regression: `-o` into a missing directory was an internal error after the import."""
+    assert "no such directory" in one_error_line(run("import-vasl", "bd01", "-o", str(tmp_path / "no" / "x.toml")))
+    assert "ending in .toml" in one_error_line(run("import-vasl", "bd01", "-o", str(tmp_path / "x.txt")))
+    f = tmp_path / "f.txt"
+    f.write_text("")
+    assert "expected a directory" in one_error_line(run("vasl-check", str(MAPS / "p2_slopes.toml"), "bd01",
+                                                        "--out", str(f)))
+
+
+def test_every_help_example_runs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The example command lines of every `--help` run on the demo map (in a scratch directory), so that
+    no example goes stale. Placeholders for the user's own files (mymap.toml, mine.toml) are left out, and the
+    VASL examples need the VASL data."""
+    import shlex
+
+    import typer
+    from typer.testing import CliRunner
+
+    from asl_terrain import vasl
+    from asl_terrain.cli import app
+
+    repo = Path(__file__).resolve().parents[1]
+    monkeypatch.chdir(tmp_path)
+    runner = CliRunner()
+    ran = 0
+    for name in sorted(typer.main.get_command(app).commands):  # type: ignore[attr-defined]
+        help_text = runner.invoke(app, [name, "--help"], env={"COLUMNS": "250"}).output
+        for line in help_text.splitlines():
+            line = line.strip(" │")
+            if not line.startswith("asl-terrain ") or "mymap.toml" in line or "mine.toml" in line:
+                continue
+            if ("vasl" in line or "bd01" in line) and vasl.vasl_data_dir() is None:
+                continue
+            argv = shlex.split(re.split(r"\s{2,}\(", line)[0].split(" > ")[0])[1:]
+            argv = [str(repo / a) if a.startswith("examples/") else a for a in argv]
+            res = runner.invoke(app, argv)
+            assert res.exit_code == 0, (line, res.output, res.exception)
+            ran += 1
+    assert ran >= 40

@@ -10,11 +10,13 @@ from __future__ import annotations
 
 import importlib
 import sys
+from fractions import Fraction
 from pathlib import Path
 from typing import Any, Optional
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from ..chart import Chart, load_chart
@@ -75,79 +77,159 @@ def board_image(m: Map) -> bytes | None:
 
 
 def split_map(args: list[str], n: int, names: str) -> tuple[Map, list[str]]:
-    """Split ``[MAP] A B ...``: the first argument is a map when it names one (or when there are n + 1)."""
-    if len(args) == n + 1:
+    """Split ``[MAP] A B ...``: the first argument is a map when it names one (a ``.toml``/``.json`` name or
+    an existing file) and ``n`` arguments follow it."""
+    if len(args) == n + 1 and is_map_arg(args[0]):
         return load_map(args[0]), args[1:]
     if len(args) == n and not (n and is_map_arg(args[0])):
         return load_map(None), args
-    raise UserError(f"expected [MAP] {names} ({n} argument{'s' if n != 1 else ''} after the optional map file), "
-                    f"got {len(args)}: {' '.join(args) or '(none)'}")
+    got = " ".join(args)
+    if n == 0:
+        raise UserError(f"expected at most a map file (.toml or .json), got {got!r}")
+    plural = "s" if n != 1 else ""
+    if args and is_map_arg(args[0]):
+        rest = args[1:]
+        raise UserError(f"expected {names} after the map file {args[0]} ({n} argument{plural}), got {len(rest)}: "
+                        f"{' '.join(rest) or '(none)'}")
+    hint = (" (one too many, unless the first is a map file ending in .toml or .json)" if len(args) == n + 1
+            else " (too many)" if len(args) > n else "")
+    raise UserError(f"expected [MAP] {names} ({n} argument{plural} after the optional map file), got {len(args)}: "
+                    f"{got or '(none)'}{hint}")
+
+
+def check_output(output: Optional[Path]) -> None:
+    """Refuse a picture file ``-o`` that cannot be written before any work is done: it must end in .svg or
+    .png and its directory must exist."""
+    if output is None:
+        return
+    if output.suffix.lower() not in (".svg", ".png"):
+        raise UserError(f"-o {output}: expected a picture file ending in .svg or .png")
+    parent = output.parent if str(output.parent) else Path(".")
+    if not parent.is_dir():
+        raise UserError(f"-o {output}: no such directory {parent}")
+
+
+def save_picture(svg: str, output: Path) -> None:
+    """Write a picture (``render.save``); a file that cannot be written is a user error, not a bug."""
+    from ..render import save
+
+    check_output(output)
+    try:
+        save(svg, output)
+    except OSError as e:
+        raise UserError(f"-o {output}: cannot write the picture ({e.strerror or e})") from None
+
+
+_ITEM_COLUMNS = {"amount": "TEM/DRM", "drm": "DRM", "cost": "COST"}
 
 
 def print_answer(ans: dict[str, Any], keys: list[str] | None = None, item_key: str = "cost") -> int:
     """Print one answer for a person; returns 1 for an error answer, else 0."""
     if "error" in ans:
-        err_console.print(f"[bold red]error:[/] {ans['error']}")
+        err_console.print(f"[bold red]error:[/] {escape(str(ans['error']))}")
         return 1
     skip = {"kind", "rules", "explain", "items", "steps", "paths", "costs", "visible", "hindrances"}
     for k in keys or [k for k in ans if k not in skip]:
         if k in ans:
-            console.print(f"[bold]{k}[/]: {format_value(ans[k])}")
+            console.print(f"[bold]{k}[/]: {escape(format_value(ans[k]))}")
     items = ans.get("items")
     if items:
         t = Table(show_header=True, header_style="bold")
-        key = "amount" if items and "amount" in items[0] else item_key
-        t.add_column(key.upper() if key != "amount" else "TEM/DRM", justify="right")
+        key = next((k for k in _ITEM_COLUMNS if k in items[0]), item_key)
+        header = _ITEM_COLUMNS.get(key, key.upper())
+        if key == "cost" and ans.get("units"):
+            header = str(ans["units"])
+        t.add_column(header, justify="right")
         t.add_column("why")
         t.add_column("rule")
+        signed = key in ("amount", "drm")  # a DRM is written with its sign: +1, -1
         for it in items:
-            t.add_row(format_value(it.get(key)), str(it.get("why", "")), str(it.get("rule", "")))
+            v = it.get(key)
+            text = format_value(v)
+            if signed and isinstance(v, (int, float)) and not isinstance(v, bool) and v > 0:
+                text = "+" + text
+            t.add_row(escape(text), escape(str(it.get("why", ""))), escape(str(it.get("rule", ""))))
         console.print(t)
-    console.print(f"[bold]rules[/]: {', '.join(ans.get('rules', [])) or '-'}")
-    console.print(f"[italic]{ans.get('explain', '')}[/]")
+    console.print(f"[bold]rules[/]: {escape(', '.join(ans.get('rules', [])) or '-')}")
+    console.print(f"[italic]{escape(str(ans.get('explain', '')))}[/]")
     return 0
 
 
-def format_value(v: Any) -> str:
-    if isinstance(v, float):
-        whole = int(v)
-        rest = v - whole
-        frac = {0.5: "½", 0.25: "¼", 0.75: "¾"}.get(round(abs(rest), 2))
-        if frac:
-            return f"{'-' if v < 0 and whole == 0 else ''}{whole if whole else ''}{frac}"
+_GLYPHS = {Fraction(1, 2): "½", Fraction(1, 4): "¼", Fraction(3, 4): "¾", Fraction(1, 3): "⅓", Fraction(2, 3): "⅔",
+           Fraction(1, 6): "⅙", Fraction(5, 6): "⅚", Fraction(1, 8): "⅛", Fraction(3, 8): "⅜", Fraction(5, 8): "⅝",
+           Fraction(7, 8): "⅞"}
+
+
+def format_number(v: int | float | Fraction) -> str:
+    """A number as a player writes it: ``1½``, ``-½``, ``¾``, ``⅓``; whole numbers without a point."""
+    if isinstance(v, int):
+        return str(v)
+    f = Fraction(v).limit_denominator(24) if isinstance(v, float) else v
+    if isinstance(v, float) and abs(float(f) - v) > 1e-6:
         return f"{v:g}"
-    if v is None:
-        return "-"
+    whole, rest = divmod(abs(f), 1)
+    sign = "-" if f < 0 else ""
+    if rest == 0:
+        return f"{sign}{whole}"
+    glyph = _GLYPHS.get(rest)
+    if glyph is None:
+        return f"{v:g}" if isinstance(v, float) else str(f)
+    return f"{sign}{whole or ''}{glyph}"
+
+
+def format_value(v: Any) -> str:
+    """A value of an answer as a player reads it: yes/no, ``-`` for none, fractions as ½ ¾, a LOS's
+    ``blocked_by`` as ``woods at HrC3 (A6.2)``, other objects as ``from yes, to no`` and lists as ``a, b``."""
     if isinstance(v, bool):
         return "yes" if v else "no"
+    if v is None:
+        return "-"
+    if isinstance(v, (int, float, Fraction)):
+        return format_number(v)
+    if isinstance(v, dict):
+        if "terrain" in v and "rule" in v and ("hex" in v or "hexside" in v):
+            return f"{v['terrain']} at {v.get('hexside') or v.get('hex')} ({v['rule']})"
+        return ", ".join(f"{k} {format_value(x)}" for k, x in v.items()) or "none"
+    if isinstance(v, (list, tuple)):
+        if not v:
+            return "none"
+        sep = "; " if any(isinstance(x, (dict, list, tuple)) for x in v) else ", "
+        return sep.join(format_value(x) for x in v)
     return str(v)
 
 
 def main() -> None:
     """Console entry point: run the app, turning user errors into one line and exit status 2."""
     try:
-        rv = app(standalone_mode=False)
+        rv = app(standalone_mode=False, prog_name="asl-terrain")
         if isinstance(rv, int) and rv:
             sys.exit(rv)
     except UserError as e:
-        err_console.print(f"[bold red]error:[/] {e}", soft_wrap=True)
+        err_console.print(f"[bold red]error:[/] {escape(str(e))}", soft_wrap=True)
         sys.exit(2)
     except typer.Exit as e:
         sys.exit(e.exit_code)
     except (typer.Abort, KeyboardInterrupt):
         err_console.print("aborted")
         sys.exit(130)
-    except Exception as e:  # click's usage errors carry their own exit code
-        # click's own usage errors (typer may ship its own click): they print themselves
+    except Exception as e:
+        # click's own errors (typer may ship its own click) carry an exit code: a usage error is one line
+        # naming what is wrong and where the help is; "no arguments" shows the help
         code = getattr(e, "exit_code", None)
         if isinstance(code, int) and hasattr(e, "show"):
-            e.show()
+            if hasattr(e, "format_message") and type(e).__name__ != "NoArgsIsHelpError":
+                ctx = getattr(e, "ctx", None)
+                where = getattr(ctx, "command_path", None) or "asl-terrain"
+                err_console.print(f"[bold red]error:[/] {escape(e.format_message())} (see '{where} --help')",
+                                  soft_wrap=True)
+            else:
+                e.show()
             sys.exit(code)
         if isinstance(code, int) and type(e).__name__ == "Exit":
             sys.exit(code)
         if State.debug:
             raise
-        err_console.print(f"[bold red]internal error:[/] {type(e).__name__}: {e}\n"
+        err_console.print(f"[bold red]internal error:[/] {type(e).__name__}: {escape(str(e))}\n"
                           "This is a bug in asl-terrain; please report it with the command line and the map. "
                           "Run with --debug for the traceback.")
         sys.exit(3)

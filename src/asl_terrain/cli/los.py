@@ -15,7 +15,7 @@ import typer
 from ..ask import answer_one
 from ..errors import UserError
 from ..model import Map
-from . import State, app, board_image, console, get_chart, print_answer, split_map
+from . import State, app, board_image, check_output, console, get_chart, print_answer, save_picture, split_map
 
 _LOS_KEYS = ["from", "to", "clear", "blocked_by", "hindrance_drm", "range", "height_advantage", "up_slope",
              "blind", "borderline", "elevations", "roadblocks_crossed"]
@@ -38,7 +38,14 @@ def los_command(
     size: float = typer.Option(36.0, help="Hex size in pixels for -o."),
 ) -> None:
     """Line of sight from A to B: clear or blocked (where, by what, which rule), every Hindrance and its DRM,
-    range, Height Advantage, Up-Slope ends, Blind Hex, borderline (A6, B10, P2.3, P4.2, P5.141)."""
+    range, Height Advantage, Up-Slope ends, Blind Hex, borderline (A6, B10, P2.3, P4.2, P5.141).
+
+    Examples (on the demo map; its hex names may leave out the prefix Hr):
+    asl-terrain los W2 W6 -o los.png        (clear: W2 is Up-Slope, ¾ level higher; P2.3)
+    asl-terrain los V2 V6                   (blocked by the plateau's level-3 ground at V3; B10.2)
+    asl-terrain los I14 K11                 (blocked by the house in J12, past the orchard Hindrance in I13)
+    """
+    check_output(output)
     m, (a, b) = split_map(args, 2, "A B")
     q: dict[str, Any] = {"kind": "los", "from": a, "to": b}
     if entrenched_from or entrenched_to:
@@ -46,7 +53,7 @@ def los_command(
     ans = _answer(m, q)
     print_answer(ans, _LOS_KEYS)
     hs = ans.get("hindrances") or []
-    if hs:
+    if hs and not ans.get("items"):  # the items table lists them otherwise
         console.print("[bold]hindrances[/]: " + ", ".join(f"{h['what']} in {h['hex']} +{h['drm']}" for h in hs))
     if output is not None:
         _draw_los(m, a, b, (entrenched_from, entrenched_to), output, size)
@@ -55,7 +62,7 @@ def los_command(
 
 def _draw_los(m: Map, a: str, b: str, entrenched: tuple[bool, bool], output: Path, size: float) -> None:
     from ..los import los
-    from ..render import Mark, Thread, map_svg, save
+    from ..render import Mark, Thread, map_svg
 
     r = los(m, m.parse_location(a), m.parse_location(b), chart=get_chart(), entrenched=entrenched)
     block = None
@@ -69,8 +76,8 @@ def _draw_los(m: Map, a: str, b: str, entrenched: tuple[bool, bool], output: Pat
     if r.clear and r.hindrance_drm:
         label += f" +{r.hindrance_drm}"
     thread = Thread(r.start, r.end, r.clear, block, tuple(h.hex for h in r.hindrances), label)
-    save(map_svg(m, size=size, threads=[thread], marks=marks, caption=r.explain(), board_image=board_image(m)),
-         output)
+    save_picture(map_svg(m, size=size, threads=[thread], marks=marks, caption=r.explain(), board_image=board_image(m)),
+                 output)
 
 
 @app.command("viewshed")
@@ -82,16 +89,27 @@ def viewshed_command(
     output: Optional[Path] = typer.Option(None, "-o", "--output", help="Draw the viewshed: .svg or .png."),
     size: float = typer.Option(36.0, help="Hex size in pixels for -o."),
 ) -> None:
-    """Every hex's Location that A sees, with the Hindrance DRM of each LOS (A6.1-A6.7)."""
+    """Every hex's Location that A sees, with the Hindrance DRM of each LOS (A6.1-A6.7).
+
+    Examples (on the demo map):
+    asl-terrain viewshed K10/2 -o view.png   (from the church steeple: green clear, amber through Hindrances)
+    asl-terrain viewshed W2 --level 1        (looking at the 1st level of each building)
+    """
+    check_output(output)
     m, (a,) = split_map(args, 1, "A")
     q: dict[str, Any] = {"kind": "viewshed", "from": a}
     if level is not None:
         q["level"] = level
     ans = _answer(m, q)
     vis: dict[str, int] = ans["visible"]
-    hindered = {k: v for k, v in vis.items() if v}
-    console.print(f"[bold]visible[/]: {len(vis)} Locations" + (f" ({len(hindered)} hindered: "
-                  + ", ".join(f"{k} +{v}" for k, v in hindered.items()) + ")" if hindered else ""))
+    by_drm: dict[int, list[str]] = {}
+    for k, v in vis.items():
+        by_drm.setdefault(v, []).append(k)
+    hindered = sum(len(v) for d, v in by_drm.items() if d)
+    console.print(f"[bold]visible[/]: {len(vis)} Locations, {hindered} of them through Hindrances")
+    for d in sorted(by_drm):
+        if d:
+            console.print(f"  [bold]+{d}[/] ({len(by_drm[d])}): {', '.join(by_drm[d])}")
     print_answer(ans, ["from", "level", "count"])
     if output is not None:
         _draw_viewshed(m, a, level, output, size)
@@ -100,7 +118,7 @@ def viewshed_command(
 
 def _draw_viewshed(m: Map, a: str, level: Optional[int], output: Path, size: float) -> None:
     from ..los import viewshed
-    from ..render import map_svg, save
+    from ..render import map_svg
 
     origin = m.parse_location(a)
     v = viewshed(m, origin, level=level, chart=get_chart())
@@ -110,4 +128,7 @@ def _draw_viewshed(m: Map, a: str, level: Optional[int], output: Path, size: flo
         fills[loc.hex] = "#22aa22" if d == 0 else "#e0b000"
         if d:
             labels[loc.hex] = f"+{d}"
-    save(map_svg(m, size=size, fills=fills, labels=labels, caption=v.explain(), board_image=board_image(m)), output)
+    caption = (v.explain() + f" Blue: the viewer at {m.name_of(origin)}; green: seen clear; amber: seen through "
+               "Hindrances, labelled with their DRM; untinted: not seen.")
+    save_picture(map_svg(m, size=size, fills=fills, labels=labels, caption=caption, board_image=board_image(m)),
+                 output)

@@ -24,12 +24,14 @@ from . import (
     State,
     app,
     board_image,
+    check_output,
     console,
     format_value,
     get_chart,
     is_map_arg,
     load_map,
     print_answer,
+    save_picture,
     split_map,
 )
 
@@ -80,11 +82,21 @@ def move_command(
     protection: bool = typer.Option(False, "--protection", help="Pay for woods/shellhole protection or take an "
                                     "orchard's cover instead of the road (B3.43)."),
     allowance: Optional[float] = typer.Option(None, "--allowance", help="The unit's MF/MP (for ALL costs)."),
+    mf: Optional[float] = typer.Option(None, "--mf", help="Same as --allowance (MF)."),
+    mp: Optional[float] = typer.Option(None, "--mp", help="Same as --allowance (MP)."),
     vca: Optional[int] = typer.Option(None, "--vca", min=0, max=5, help="A vehicle's VCA (0 = N ... 5 = NW): "
                                       "the VCA change to face the hex entered is charged (D2.11)."),
 ) -> None:
     """What one move costs: allowed or not (and the rule that forbids it), the cost and its items, each citing
-    its rule (B3, P2.5, P4.1-P4.3, P5.11-P5.141, and the Chapter B chart)."""
+    its rule (B3, P2.5, P4.1-P4.3, P5.11-P5.141, and the Chapter B chart).
+
+    Examples (on the demo map; its hex names may leave out the prefix Hr):
+    asl-terrain move S7 T6                           (1½ MF: dirt road, Up-Slope; B3.4, P2.51)
+    asl-terrain move V4 V3 --unit vehicle            (not allowed: Crest-Line slope hexside, P2.53)
+    asl-terrain move E8 F8/culvert                   (not allowed: into a Stream Culvert from the bank, P4.21)
+    asl-terrain move L11 --bypass L11-L12 --to-vertex K12-L11-L12 --unit vehicle   (Bypass, P5.11)
+    """
+    allowance = _allowance(allowance, mf, mp)
     n = 1 if bypass else 2
     m, rest = split_map(args, n, "FROM" if bypass else "FROM TO")
     q: dict[str, Any] = {"kind": "move", "unit": _unit(unit), "from": rest[0]}
@@ -115,13 +127,19 @@ def path_command(
     vca: Optional[int] = typer.Option(None, "--vca", min=0, max=5, help="A vehicle's VCA at the start (0 = N ... "
                                       "5 = NW): each VCA change is charged (D2.11)."),
 ) -> None:
-    """What a whole move costs: each step, the B3.4 road bonus for the path, the allowance after it."""
+    """What a whole move costs: each step, the B3.4 road bonus for the path, the allowance after it.
+
+    Examples (on the demo map):
+    asl-terrain path M15 M14 M13 M12 M11             (4 MF; the road bonus raises the allowance to 5, B3.4)
+    asl-terrain path M18 M17 M16 M15 M14 --mf 4      (5 MF with SMOKE in M16: over the allowance)
+    """
     if args and is_map_arg(args[0]):
         m, hexes = load_map(args[0]), args[1:]
     else:
         m, hexes = load_map(None), list(args)
-    if not hexes:
-        raise UserError("expected [MAP] START STEP...: at least the start Location")
+    if len(hexes) < 2:
+        raise UserError(f"expected [MAP] START STEP...: the start Location and at least one step, got "
+                        f"{' '.join(hexes) or '(none)'}")
     q: dict[str, Any] = {"kind": "path", "unit": _unit(unit), "hexes": hexes}
     a = _allowance(allowance, mf, mp)
     if a is not None:
@@ -161,7 +179,7 @@ def _point(loc: Location) -> tuple[int, int]:
 
 def _draw_reach(m: Map, q: dict[str, Any], output: Path, size: float, with_paths: bool) -> None:
     from ..movement import reach
-    from ..render import map_svg, save
+    from ..render import map_svg
     from ..rulings import fmt
 
     r = reach(m, q["unit"], q["from"], q.get("allowance"), chart=get_chart())
@@ -195,8 +213,8 @@ def _draw_reach(m: Map, q: dict[str, Any], output: Path, size: float, with_paths
                     paths.append([a, b])
     caption = (r.explain() + f" Labels: least {r.units} to enter each hex (\"B2\": only Bypass positions in it are "
                f"reached, for 2); green is cheap, red takes the whole allowance, purple needs the road bonus (B3.4).")
-    save(map_svg(m, size=size, fills=fills, labels=labels, paths=paths, caption=caption,
-                 board_image=board_image(m)), output)
+    save_picture(map_svg(m, size=size, fills=fills, labels=labels, paths=paths, caption=caption,
+                         board_image=board_image(m)), output)
 
 
 @app.command("reach")
@@ -213,7 +231,13 @@ def reach_command(
     limit: int = typer.Option(40, help="Rows of the cost table to print (0: all)."),
 ) -> None:
     """Everywhere a unit can reach with its allowance: each Location's least cost and one cheapest path,
-    honouring the road bonus (B3.4) and Bypass (A4.3, D2.3, P5.11) exactly."""
+    honouring the road bonus (B3.4) and Bypass (A4.3, D2.3, P5.11) exactly.
+
+    Examples (on the demo map):
+    asl-terrain reach M13 --mf 4 -o reach.png        (the picture: each hex tinted and labelled with its cost)
+    asl-terrain reach M5 --unit vehicle --limit 0    (every Location a 16-MP tank reaches from M5)
+    """
+    check_output(output)
     m, (frm,) = split_map(args, 1, "FROM")
     q: dict[str, Any] = {"kind": "reach", "unit": _unit(unit), "from": frm}
     a = _allowance(allowance, mf, mp)
@@ -252,7 +276,12 @@ def vca_change_command(
     while_bypassing: bool = typer.Option(False, "--while-bypassing", help="As part of Bypass movement (D2.33)."),
 ) -> None:
     """A vehicle's VCA change: on a Narrow Street only a motorcycle (1/4 of its printed MP) or a very small
-    vehicle (1/2) may turn 180 degrees, others only in Bypass (D2.33), none during a Motion attempt (P5.123)."""
+    vehicle (1/2) may turn 180 degrees, others only in Bypass (D2.33), none during a Motion attempt (P5.123).
+
+    Examples (on the demo map):
+    asl-terrain vca-change L11@L11-L12 --unit '{"type": "motorcycle", "mp": 20}'
+    asl-terrain vca-change L11@K11-L11 --while-bypassing
+    """
     m, (at,) = split_map(args, 1, "AT")
     q: dict[str, Any] = {"kind": "vca-change", "unit": _unit(unit), "at": at, "hexspines": hexspines,
                          "motion_attempt": motion_attempt, "while_bypassing": while_bypassing}

@@ -112,7 +112,17 @@ def import_vasl(
     name: Optional[str] = typer.Option(None, "--name", help="The map's name."),
 ) -> None:
     """Import VASL boards as a map: Base Levels, hex and hexside terrain, slopes, and the artwork as the
-    hexes' depiction for LOS (A6.1). Lists what the map format cannot carry."""
+    hexes' depiction for LOS (A6.1). Lists what the map format cannot carry.
+
+    Examples:
+    asl-terrain import-vasl bd01 -o bd01.toml                       (one board)
+    asl-terrain import-vasl bd01 bd02 --layout "bd01;bd02" -o two.toml   (bd02 below bd01)
+    """
+    if output.suffix.lower() != ".toml":
+        raise UserError(f"-o {output}: expected a map file ending in .toml")
+    out_parent = output.parent if str(output.parent) else Path(".")
+    if not out_parent.is_dir():
+        raise UserError(f"-o {output}: no such directory {out_parent}")
     start = time.perf_counter()
     table = vasl.load_terrain_table(terrain_table) if terrain_table else vasl.load_terrain_table()
     read = [vasl.read_board(a) for a in archives]
@@ -129,12 +139,16 @@ def import_vasl(
         notes.extend(f"  - {line}" for line in result.unsupported)
     else:
         notes.append("Everything on the boards was carried.")
-    output.write_text(map_toml(result.map, notes), encoding="utf-8")
+    try:
+        output.write_text(map_toml(result.map, notes), encoding="utf-8")
+    except OSError as e:
+        raise UserError(f"-o {output}: cannot write the map file ({e.strerror or e})") from None
     for line in result.unsupported:
         err_console.print(f"not carried: {line}", soft_wrap=True)
     boards = ", ".join(f"{b.archive_name} (prefix {p or '-'}, column {dc}, row {dr})"
                        for b, dc, dr, p in result.placements)
-    console.print(f"wrote {output}: {boards}; {len(result.unsupported)} kinds of feature not carried "
+    n = len(result.unsupported)
+    console.print(f"wrote {output}: {boards}; {n} kind{'' if n == 1 else 's'} of feature not carried "
                   f"({time.perf_counter() - start:.2f} s)")
 
 
@@ -489,9 +503,10 @@ def _wall_pixel_hexsides(raster: vasl.ArtworkRaster, pixels: Sequence[tuple[int,
 
 
 def example_svg(m: Map, a: str, b: str, *, dc: int = 0, dr: int = 0, chart: Chart | None = None,
-                vasl_says: str = "", size: float = 30.0, image: bytes | None = None) -> str:
+                vasl_says: str = "", size: float = 40.0, image: bytes | None = None) -> str:
     """The thread between two hexes (named on the board, offset by its placement) drawn on the board's
-    artwork with the engine's verdict, cropped to the thread and a hex and a half around it."""
+    artwork with the engine's verdict, cropped to the thread with a hex and a half around it and room to the
+    right for the labels."""
     import math
     import re
 
@@ -518,7 +533,7 @@ def example_svg(m: Map, a: str, b: str, *, dc: int = 0, dr: int = 0, chart: Char
     # crop to the thread: scaled points → pixels as render draws them (grid.to_pixel)
     gx = (r.start[0], r.end[0])
     gy = (r.start[1], r.end[1])
-    left, right = (min(gx) - 5) * size / 2, (max(gx) + 5) * size / 2
+    left, right = (min(gx) - 6) * size / 2, (max(gx) + 16) * size / 2
     top, bottom = (min(gy) - 3) * size * math.sqrt(3) / 2, (max(gy) + 3) * size * math.sqrt(3) / 2
     w, h = right - left, bottom - top
     head = re.search(r"<svg[^>]*>", svg)
@@ -594,7 +609,14 @@ def vasl_check(
                                        "here."),
     pictures: bool = typer.Option(True, "--pictures/--no-pictures", help="Draw one example per group."),
 ) -> None:
-    """Compare the LOS engine with VASL's answers on every pair of an oracle file (blocked/clear)."""
+    """Compare the LOS engine with VASL's answers on every pair of an oracle file (blocked/clear).
+
+    Example:
+    asl-terrain import-vasl bd01 -o bd01.toml
+    asl-terrain vasl-check bd01.toml bd01 --out check/   (check/summary.md: each disagreement with its rule)
+    """
+    if out is not None and out.exists() and not out.is_dir():
+        raise UserError(f"--out {out}: expected a directory, and this is a file")
     m = Map.load(map_file)
     chart = get_chart()
     res = cross_check(m, oracle, chart)
