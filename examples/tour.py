@@ -25,7 +25,7 @@ def main() -> None:
     show("Up the hill road across a slope hexside (B3.4, P2.51)",
          movement.move_cost(m, infantry, at("HrS7"), at("HrT6")))
     show("A tank at the Crest-Line slope HrV4-V3 (P2.53)", movement.move_cost(m, tank, at("HrV4"), at("HrV3")))
-    show("Five hexes down the main road with the road bonus (B3.4)",
+    show("Four moves down the main road with the road bonus (B3.4)",
          movement.path(m, infantry, ["HrM15", "HrM14", "HrM13", "HrM12", "HrM11"]))
     show("The same road through SMOKE at HrM16 (B3.4)",
          movement.path(m, infantry, ["HrM18", "HrM17", "HrM16", "HrM15", "HrM14"]))

@@ -200,7 +200,7 @@ def stacking_limit(m: Map, at: Location, units: Sequence[str] | None = None,
 
     Notes
     -----
-    SMC keep the normal SMC allowance in a Steeple and a Culvert (``judgment.steeple_smc_allowed``,
+    SMC keep the normal SMC allowance in a Steeple and a Culvert (``judgment.smc_in_small_locations``,
     digest §7.27, [U]). No Gun may be set up in a Steeple (P5.21) nor enter a Culvert (P4.21).
 
     Examples
@@ -229,9 +229,9 @@ def stacking_limit(m: Map, at: Location, units: Sequence[str] | None = None,
         limit, guns, rules = p.value, True, [p.rule]
         sentences = [f"{name} has the normal stacking limit of {fmt(p.value)} squad equivalents ({p.rule})."]
     if limit < 1 or at.place == "culvert":
-        if chart.judgment("steeple_smc_allowed").value:
+        if chart.judgment("smc_in_small_locations").value:
             sentences.append(f"SMC keep the normal allowance of {smc} ({chart.param('stacking_smc').rule}; "
-                             f"judgment steeple_smc_allowed [{chart.judgment('steeple_smc_allowed').tag}]).")
+                             f"judgment smc_in_small_locations [{chart.judgment('smc_in_small_locations').tag}]).")
         else:
             smc = 0
     counted: Fraction | None = None
