@@ -263,9 +263,12 @@ def test_ask_setup_matches_the_api(village: Map) -> None:
     assert ans["allowed"] is False and ans["must_be_revealed"] is True and ans["rules"] == ["P5.142"]
 
 
-def test_ask_setup_errors(village: Map) -> None:
-    assert "unknown" not in answer_one(village, {"kind": "setup", "item": "mines", "at": "N17"})["error"]
-    assert "mine_kind" in answer_one(village, {"kind": "setup", "item": "mines", "at": "N17"})["error"]
+def test_ask_setup_errors(village: Map, roads: Map) -> None:
+    # queries.md's own example leaves mine_kind out: answered where A-P and A-T get the same ruling ...
+    assert "error" not in answer_one(village, {"kind": "setup", "item": "mines", "at": "N17", "hidden": True})
+    # ... and an error asking for it where they differ (a paved road hex: revealed A-T only, B28.1/B28.53)
+    ans = answer_one(roads, {"kind": "setup", "item": "mines", "at": "M4"})
+    assert "mine_kind" in ans["error"] and "unknown" not in ans["error"]
     assert "item" in answer_one(village, {"kind": "setup", "item": "bunker", "at": "N17"})["error"]
     assert "hexside" in answer_one(village, {"kind": "setup", "item": "roadblock"})["error"]
     err = answer_one(village, {"kind": "setup", "item": "roadblock", "hexside": "N17-P19"})["error"]

@@ -13,10 +13,13 @@ Imports: the engines, model, chart, rulings, units. Never cli or render.
 from __future__ import annotations
 
 import json
+import re
 import sys
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Iterable, TypeVar
+from typing import Any, TypeVar
 
 _T = TypeVar("_T")
 
@@ -54,6 +57,15 @@ class Query:
         self.data = data
         self.map = m
         self.kind: str = data["kind"]
+
+    def only(self, *keys: str) -> None:
+        """Reject keys this kind does not read, so that a misspelt key (``"hiden": true``) is an error naming it,
+        never silently left out of the ruling. ``kind`` and ``conditions`` are always allowed."""
+        allowed = {"kind", "conditions", *keys}
+        for k in self.data:
+            if k not in allowed:
+                raise QueryError(f"{k}: unknown key for a {self.kind!r} query; expected some of "
+                                 f"{', '.join(sorted(allowed - {'kind'}))}")
 
     def has(self, key: str) -> bool:
         return key in self.data and self.data[key] is not None
@@ -137,6 +149,25 @@ class Query:
                 from None
 
 
+_KEYED = re.compile(r"^(missing key|[\w-]+(\[\d+\])?(\.\w+)?:)")
+
+
+@contextmanager
+def keyed(m: Map, names: Iterable[tuple[str, Location | None]]) -> Iterator[None]:
+    """Name the query's key in an engine QueryError that names only a Location (the LOS engine's "N17@N17-O17
+    is a Bypass position along a hexside ..." for a LOS end): ``names`` pairs each key with the Location it
+    gave; the first whose name opens the message is prefixed, the engine's words kept."""
+    try:
+        yield
+    except QueryError as e:
+        msg = str(e)
+        if not _KEYED.match(msg):
+            for key, loc in names:
+                if loc is not None and msg.startswith(m.name_of(loc) + " "):
+                    raise type(e)(f"{key}: {msg}") from None
+        raise
+
+
 Handler = Callable[[Context, Query], Any]
 HANDLERS: dict[str, Handler] = {}
 
@@ -166,10 +197,7 @@ def answer_one(m: Map, q: Any, chart: Chart | None = None, debug: bool = False) 
                                            "version answers it yet"}
         return {"kind": kind, "error": f"unknown kind {kind!r}; expected one of " + ", ".join(CONTRACT_KINDS)}
     try:
-        overrides = q.get("conditions")
-        if overrides is not None and not isinstance(overrides, dict):
-            raise QueryError("conditions: expected an object such as {\"month\": 10, \"weather\": \"mud\"}")
-        cond = m.conditions.updated(overrides)
+        cond = m.conditions.updated(_conditions(q.get("conditions")))
         ruling = fn(Context(m, chart, cond), Query(q, m))
         out: dict[str, Any] = ruling.to_json() if hasattr(ruling, "to_json") else dict(ruling)
         out["kind"] = kind
@@ -181,6 +209,29 @@ def answer_one(m: Map, q: Any, chart: Chart | None = None, debug: bool = False) 
             raise
         return {"kind": kind, "error": f"internal error ({type(e).__name__}: {e}); please report this query "
                                        "with the map (run with --debug for the traceback)"}
+
+
+#: the JSON type each key of a query's "conditions" must have (the model would coerce "10" or true silently)
+_CONDITION_TYPES: dict[str, tuple[type, str]] = {"month": (int, "a whole number 1-12"),
+                                                 "weather": (str, "a string such as \"mud\""),
+                                                 "frigid": (bool, "true or false")}
+
+
+def _conditions(overrides: Any) -> dict[str, Any] | None:
+    """A query's ``conditions`` object, its values checked for their JSON type (queries.md: JSON numbers, not
+    strings); the values themselves are checked by :meth:`Conditions.updated`."""
+    if overrides is None:
+        return None
+    if not isinstance(overrides, dict):
+        raise QueryError("conditions: expected an object such as {\"month\": 10, \"weather\": \"mud\"}")
+    for k, v in overrides.items():
+        want = _CONDITION_TYPES.get(k)
+        if want is None:
+            raise QueryError(f"conditions.{k}: unknown key; expected some of month, weather, frigid")
+        typ, words = want
+        if not isinstance(v, typ) or (typ is int and isinstance(v, bool)):
+            raise QueryError(f"conditions.{k}: expected {words}, got {json.dumps(v)}")
+    return overrides
 
 
 def answer_all(m: Map, queries: list[Any], chart: Chart | None = None,

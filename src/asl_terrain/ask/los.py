@@ -6,7 +6,7 @@ from typing import Any
 
 from ..errors import QueryError
 from ..los import LosRuling, ViewshedRuling, los, viewshed
-from . import Context, Query, handler
+from . import Context, Query, handler, keyed
 
 
 def _entrenched(q: Query) -> tuple[bool, bool]:
@@ -25,19 +25,23 @@ def answer_los(ctx: Context, q: Query) -> LosRuling:
 
     Optional keys: ``entrenched`` ({"from": bool, "to": bool}, B9.21) and ``fire_lane`` (true: a Fire
     Lane's LOS, where "same-level" means Same-Base-Level, P2.31)."""
+    q.only("from", "to", "entrenched", "fire_lane")
     a = q.location("from")
     b = q.location("to")
-    return los(ctx.map, a, b, chart=ctx.chart, conditions=ctx.conditions, entrenched=_entrenched(q),
-               fire_lane=q.flag("fire_lane"))
+    ent, fire_lane = _entrenched(q), q.flag("fire_lane")
+    with keyed(ctx.map, (("from", a), ("to", b))):
+        return los(ctx.map, a, b, chart=ctx.chart, conditions=ctx.conditions, entrenched=ent, fire_lane=fire_lane)
 
 
 @handler("viewshed")
 def answer_viewshed(ctx: Context, q: Query) -> ViewshedRuling:
     """Every Location ``from`` sees, with its Hindrance DRM; ``level`` picks building level n."""
+    q.only("from", "level", "entrenched")
     a = q.location("from")
     level = q.number("level", minimum=0)
     if level is not None and (isinstance(level, float) and not level.is_integer()):
         raise QueryError(f"level: expected a whole building level (0, 1, 2 ...), got {level!r}")
     ent = _entrenched(q)[0]
-    return viewshed(ctx.map, a, level=int(level) if level is not None else None, chart=ctx.chart,
-                    conditions=ctx.conditions, entrenched=ent)
+    with keyed(ctx.map, (("from", a),)):
+        return viewshed(ctx.map, a, level=int(level) if level is not None else None, chart=ctx.chart,
+                        conditions=ctx.conditions, entrenched=ent)

@@ -71,9 +71,9 @@ def path_(ctx: Context, q: Query) -> PathRuling:
     """A whole move through several Locations (queries.md ``path``)."""
     _known(q, {"hexes", "dash", "rout", "vca"})
     hexes = q.raw("hexes")
-    if not isinstance(hexes, list) or not hexes:
-        raise QueryError("hexes: expected a list of Locations (the start first) and step objects, such as "
-                         "[\"H9\", \"I10\", {\"to\": \"J10\", \"road_rate\": false}]")
+    if not isinstance(hexes, list) or len(hexes) < 2:
+        raise QueryError("hexes: expected a list of the start Location and at least one step (Locations and step "
+                         "objects), such as [\"H9\", \"I10\", {\"to\": \"J10\", \"road_rate\": false}]")
     return path(ctx.map, q.unit(), hexes, _allowance(q), dash=q.flag("dash"), rout=q.flag("rout"),
                 vca=q.raw("vca"), conditions=ctx.conditions, chart=ctx.chart)
 
