@@ -1298,18 +1298,6 @@ def _query(kinds: tuple[str, ...]) -> st.SearchStrategy[Any]:
                      st.fixed_dictionaries({"kind": _junk}, optional={"from": _loc, "at": _loc}), _junk)
 
 
-def _known_engine_bug(q: Any, a: dict[str, Any]) -> bool:
-    """An answer that shows an engine bug reported (strict xfail) below: the fuzz holds it to the brief's
-    minimum (kind, rules list, explain string) but not to the full contract check."""
-    if not isinstance(q, dict) or a.get("rules"):
-        return False
-    if q.get("kind") == "vca-change" and q.get("hexspines") == 0:
-        return True  # test_vca_change_of_0_hexspines_names_its_rule
-    if q.get("kind") == "tem" and str(a.get("target", "")).endswith("/rooftop"):
-        return True  # test_tem_vs_a_rooftop_names_b23_8
-    return q.get("kind") == "reach" and len(a.get("costs", {})) == 1  # test_reach_with_nowhere_to_go_names_its_rule
-
-
 def _assert_sound(batch: list[Any]) -> None:
     answers, status = answer_all(_DEMO, batch)
     text = json.dumps(answers)  # every answer is JSON
@@ -1325,8 +1313,7 @@ def _assert_sound(batch: list[Any]) -> None:
                 assert a["kind"] == q["kind"]
         else:
             assert isinstance(a["kind"], str) and isinstance(a["rules"], list) and isinstance(a["explain"], str)
-            if not _known_engine_bug(q, a):
-                check_answer(a, q, _DEMO)
+            check_answer(a, q, _DEMO)
         assert a == answer_one(_DEMO, q), "an answer depends on the rest of its batch"
 
 
@@ -1443,13 +1430,10 @@ def test_ask_answer_is_the_api_ruling(map_name: str, q: dict[str, Any]) -> None:
 
 
 # ============================================================================================ engine bugs found
-# Each is a contract breach the ask layer passes through unchanged (ask answers what the API rules); fixed in
-# the engine, the test passes and its strict xfail fails, so the mark must then be removed.
+# Regressions: each was a contract breach the ask layer passed through unchanged (every answer must name the
+# rules that decided it; every name an answer prints must parse back), fixed in the engine.
 
 
-@pytest.mark.xfail(strict=True, reason="engine bug, movement.vca_change: a turn of 0 hexspines returns a ruling "
-                   "with no items and no rule, so 'rules' is [] and 'explain' ends 'costs 0 MP: .' (queries.md: "
-                   "every answer names the rules that decided it; D2.11 does)")
 def test_vca_change_of_0_hexspines_names_its_rule() -> None:
     a = answer_one(fixture("demo"), {"kind": "vca-change", "unit": "vehicle", "at": "M8", "hexspines": 0})
     assert a["allowed"] is True and a["cost"] == 0
@@ -1457,9 +1441,6 @@ def test_vca_change_of_0_hexspines_names_its_rule() -> None:
     assert not a["explain"].endswith(": .")
 
 
-@pytest.mark.xfail(strict=True, reason="engine bug, movement.reach: when no Location beyond the start is reached "
-                   "(allowance 0; a Stream Culvert with 2 MF, whose only exits cost 3, P4.21) the ruling's rules "
-                   "come only from the moves made, so 'rules' is [] (queries.md: every answer names its rules)")
 @pytest.mark.parametrize("q", [{"kind": "reach", "unit": "infantry", "from": "K10", "allowance": 0},
                                {"kind": "reach", "unit": "infantry", "from": "F8/culvert", "allowance": 2}])
 def test_reach_with_nowhere_to_go_names_its_rule(q: dict[str, Any]) -> None:
@@ -1468,19 +1449,12 @@ def test_reach_with_nowhere_to_go_names_its_rule(q: dict[str, Any]) -> None:
     check_answer(a, q, fixture("demo"))
 
 
-@pytest.mark.xfail(strict=True, reason="engine bug, effects._location_tem: the Rooftop branch writes 'B23.8' into "
-                   "its sentence but never appends param rooftop_tem's rule to the cover's rules (the culvert "
-                   "branch just above does), so a tem vs 'N11/rooftop' answers 'rules': []")
 def test_tem_vs_a_rooftop_names_b23_8() -> None:
     a = answer_one(fixture("demo"), {"kind": "tem", "target": "N11/rooftop", "firer": "M8"})
     assert a["affected"] is True and "B23.8" in a["explain"]
     assert "B23.8" in a["rules"]
 
 
-@pytest.mark.xfail(strict=True, reason="model bug, Map.parse_vertex: only the 2nd and 3rd hexes of a vertex may "
-                   "lie off the map (_hex_any), the 1st must be on it (parse_hex); canonical order (column, then "
-                   "row) can put the off-map hex first, so the reach answer's own name 'HrY1@X0-X1-Y1' is an "
-                   "UnknownLocation error when asked back ('X0' is not on map)")
 def test_edge_vertex_names_parse_back() -> None:
     m = fixture("demo")
     a = answer_one(m, {"kind": "reach", "unit": "infantry", "from": "X1", "allowance": 1})

@@ -423,6 +423,7 @@ def _location_tem(m: Map, target: Location, attack: str, thread: Trace | None, f
         if p.value:
             c.items.append(Item(p.value, f"Rooftop Location {name}", p.rule))
         c.sentences.append(f"{name} is a Rooftop Location, taken as Open Ground ({p.rule}, [{p.tag}]).")
+        c.rules.append(p.rule)
         return c
     if target.is_bypass and t.terrain in chart.param("bypass_terrain").value:
         j = chart.judgment("bypass_tem_through_obstacle")

@@ -475,7 +475,10 @@ class Map:
         if len(parts) != 3:
             raise BadName(f"{text!r} is not a vertex; expected three mutually adjacent hexes such as "
                           f"'{self.prefix}O17-O18-P17'")
-        a, b, c = (self.parse_hex(p) if i == 0 else self._hex_any(p) for i, p in enumerate(parts))
+        # a vertex on the map's edge has hexes off the map; at least one must be on it
+        a, b, c = (self._hex_any(p) for p in parts)
+        if not any(h in self.grid for h in (a, b, c)):
+            self.parse_hex(parts[0])  # raises the off-map error naming it
         try:
             return Vertex.of(a, b, c)
         except AslTerrainError:

@@ -2083,6 +2083,13 @@ def reach(m: Map, unit: Unit | str | Mapping[str, Any] | None, start: Location |
                                bool(last is not None and last[1].all_mf)))
     if any(r.road_bonus for r in reached):
         rules.append("B3.4")
+    if len(reached) == 1:
+        # nowhere to go: the rules are those of the first moves the allowance could not pay for (or forbid)
+        for n in m.neighbours(s.hex):
+            try:
+                rules.extend(move_cost(m, mv.unit, s, Location(n), conditions=mv.cond, chart=mv.chart).rules())
+            except QueryError:
+                continue
     return ReachRuling(s, mv.allowance, mv.units, tuple(reached), distinct(rules), m.prefix)
 
 
@@ -2127,7 +2134,8 @@ def vca_change(m: Map, unit: Unit | str | Mapping[str, Any] | None, at: Location
         return VcaRuling(True, _total(its), units, its, None, None, name, turn)
 
     if turn == 0:
-        return ruling([])
+        return ruling([Item(Fraction(0), "no hexspine is changed: the VCA stays as it is",
+                            ch.param("vca_change_mp").rule)])
     if loc.is_bypass and _Mover.bypass_ns(loc, m):
         return ruling(*_narrow_street_vca(u, turn, units, ch, motion_attempt, while_bypassing))
     return ruling(_vca_items(m, loc, turn, ch, while_bypassing))
