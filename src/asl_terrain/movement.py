@@ -1935,10 +1935,25 @@ def path(m: Map, unit: Unit | str | Mapping[str, Any] | None, steps: Sequence[An
     if total > allow:
         why = (f"it costs {fmt(total)} {mv.units}, more than the allowance of {fmt(allow)}"
                + ("" if road_bonus else (f" ({mv.bonus_spoiled_by})" if mv.bonus_spoiled_by and rulings else
-                                          " (no road bonus: not every step stayed on roads)" if rulings else "")))
+                                          f" ({_road_bonus_lost(m, mv, rulings)})" if rulings else "")))
         return PathRuling(False, total, mv.units, road_bonus, allow, tuple(rulings), start, why,
                           "B3.4" if not road_bonus and mv.bonus_unit else "A4.1", m.prefix)
     return PathRuling(True, total, mv.units, road_bonus, allow, tuple(rulings), start, None, None, m.prefix)
+
+
+def _road_bonus_lost(m: Map, mv: _Mover, rulings: Sequence[MoveRuling]) -> str:
+    """Why a path has no B3.4 road bonus: the first step that loses it, and what it meets there."""
+    for i, r in enumerate(rulings, start=1):
+        if r.keeps_road_bonus:
+            continue
+        into = mv.n(r.to) if r.to is not None else "?"
+        spoilers = road_bonus_spoilers(m, r.to.hex) if r.to is not None and r.road_rate else []
+        if spoilers:
+            return f"no road bonus: step {i} into {into} meets {', '.join(spoilers)}"
+        if not r.road_rate:
+            return f"no road bonus: step {i} into {into} does not cross a road hexside at the road rate"
+        return f"no road bonus: step {i} into {into} loses it"
+    return "no road bonus"
 
 
 def _dijkstra(mv: _Mover, start: Location,

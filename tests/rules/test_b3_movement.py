@@ -354,3 +354,14 @@ def test_b3_41_an_all_cost_does_not_hide_the_road_rate_at_allowance_0_bug(roads:
     assert r.allowed and r.cost == F(1, 2) and r.road_rate
     off = move_cost(roads, "vehicle", "K3", "J3", allowance=0, road_rate=False)
     assert not off.allowed and "ALL" in (off.reason or "")
+
+
+def test_b3_4_path_says_which_step_lost_the_road_bonus_and_why() -> None:
+    """Regression: a path over road hexsides whose bonus SMOKE spoiled said "not every step stayed on
+    roads"; it now names the step and what it meets there (B3.4)."""
+    from asl_terrain.model import load_demo
+
+    m = load_demo()
+    r = path(m, "infantry", ["HrM18", "HrM17", "HrM16", "HrM15", "HrM14"])
+    assert not r.allowed and not r.road_bonus
+    assert "step 2 into HrM16 meets SMOKE in HrM16" in (r.reason or "")
