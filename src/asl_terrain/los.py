@@ -191,6 +191,15 @@ class LosRuling:
     prefix: str = ""
 
     @property
+    def block_point(self) -> tuple[float, float] | None:
+        """Where the thread is blocked, in the grid's scaled coordinates (for drawing), or None."""
+        if self.blocked_by is None:
+            return None
+        t = float(self.blocked_by.t)
+        (x0, y0), (x1, y1) = self.start, self.end
+        return (x0 + (x1 - x0) * t, y0 + (y1 - y0) * t)
+
+    @property
     def trace(self) -> Trace:
         """The exact thread (:func:`asl_terrain.grid.trace`) from ``start`` to ``end``."""
         return grid.trace(self.start, self.end)

@@ -65,12 +65,9 @@ def _draw_los(m: Map, a: str, b: str, entrenched: tuple[bool, bool], output: Pat
     from ..render import Mark, Thread, map_svg
 
     r = los(m, m.parse_location(a), m.parse_location(b), chart=get_chart(), entrenched=entrenched)
-    block = None
+    block = r.block_point
     marks = []
-    if r.blocked_by is not None:
-        t = r.blocked_by.t
-        (x0, y0), (x1, y1) = r.start, r.end
-        block = (x0 + (x1 - x0) * t, y0 + (y1 - y0) * t)
+    if block is not None and r.blocked_by is not None:
         marks.append(Mark(block, f"{r.blocked_by.terrain} ({r.blocked_by.rule})", "error"))
     label = "clear" if r.clear else "blocked"
     if r.clear and r.hindrance_drm:

@@ -518,12 +518,9 @@ def example_svg(m: Map, a: str, b: str, *, dc: int = 0, dr: int = 0, chart: Char
         return Location(Hex(col + dc, row + dr))
 
     r = los(m, loc(a), loc(b), chart=chart, borderline=True)
-    block = None
+    block = r.block_point
     marks = []
-    if r.blocked_by is not None:
-        t = r.blocked_by.t
-        (x0, y0), (x1, y1) = r.start, r.end
-        block = (x0 + (x1 - x0) * t, y0 + (y1 - y0) * t)
+    if block is not None and r.blocked_by is not None:
         marks.append(Mark(block, f"asl-terrain: {r.blocked_by.terrain} ({r.blocked_by.rule})", "error"))
     if vasl_says:
         marks.append(Mark(r.start, f"VASL: {vasl_says}", "note"))
