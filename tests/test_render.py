@@ -319,3 +319,51 @@ class TestSave:
         with pytest.raises(ValueError, match=r"\.svg.*\.png"):
             save(map_svg(village), tmp_path / "map.jpg")
         assert not (tmp_path / "map.jpg").exists()
+
+
+# ------------------------------------------------------------------------------------------- legend
+
+
+class TestLegend:
+    @staticmethod
+    def labels(root: ET.Element) -> list[str]:
+        return [t.text or "" for t in with_class(layer(root, "legend"), "text", "legend-label")]
+
+    def test_labels_the_features_on_this_map_only(self, village: Map) -> None:
+        root = parse(map_svg(village, caption="below the legend"))
+        got = self.labels(root)
+        for want in ("level 0", "level 1", "woods", "grain", "stone building", "shallow stream", "ford",
+                     "dirt road", "Narrow Street", "wall", "barbed-wire fence",
+                     "slope: marks on the Down-Slope side", "Crest Line", "steeple",
+                     "single-hex two-story house", "offboard", "smoke", "mines", "residual FP", "roadblock",
+                     "wreck"):
+            assert want in got, want
+        for absent in ("level 2", "pine woods", "brush", "orchard", "wooden building", "rubble", "graveyard",
+                       "marsh", "shellholes", "Stream Culvert", "paved road", "hedge", "vehicle", "blaze"):
+            assert absent not in got, absent
+        ids = [g.get("id", "") for g in root.findall("svg:g", NS)]
+        assert ids[-2:] == ["layer-legend", "layer-caption"]
+
+    def test_swatches_do_not_count_as_map_features(self, village: Map) -> None:
+        root = parse(map_svg(village))
+        assert len(with_class(root, "line", "wall")) == 1
+        classes = {e.get("class") for item in layer(root, "legend") for e in item.iter()}
+        assert classes == {"legend-item", "legend-label", None}
+
+    def test_legend_sits_under_the_map_and_above_the_caption(self, village: Map) -> None:
+        root = parse(map_svg(village, caption="note"))
+        _, y0, _, h = (float(v) for v in root.get("viewBox", "").split())
+        map_bottom = max(px(H(n).centre())[1] for n in ("A8", "H8")) + SIZE * 0.866
+        ys = [float(t.get("y", 0)) for t in with_class(layer(root, "legend"), "text", "legend-label")]
+        (box,) = with_class(layer(root, "caption"), "rect", "caption-box")
+        assert map_bottom < min(ys) and max(ys) < float(box.get("y", 0)) < y0 + h
+        no_legend = parse(map_svg(village, caption="note", legend=False))
+        assert float(no_legend.get("viewBox", "").split()[3]) < h
+
+    def test_legend_false_omits_the_group(self, village: Map) -> None:
+        root = parse(map_svg(village, legend=False))
+        assert root.find(".//svg:g[@id='layer-legend']", NS) is None
+
+    def test_no_legend_over_a_board_image(self, village: Map) -> None:
+        root = parse(map_svg(village, board_image=b"\x89PNG\r\n\x1a\nfake"))
+        assert root.find(".//svg:g[@id='layer-legend']", NS) is None

@@ -26,6 +26,8 @@ The picture is drawn back to front, one ``<g id="layer-...">`` per layer:
 ``layer-paths``     polylines through points
 ``layer-threads``   LOS threads: green when clear, red with an X where blocked, hindrances circled
 ``layer-marks``     notes at points
+``layer-legend``    swatches and labels of the features on this map, under it (``legend``; none with a
+                    ``board_image``)
 ``layer-caption``   a text box under the map
 ==================  ==================================================================================
 
@@ -41,6 +43,7 @@ Imports: grid and model only (standard library otherwise; ``cairosvg`` inside :f
 from __future__ import annotations
 
 import base64
+import copy
 import math
 import textwrap
 import xml.etree.ElementTree as ET
@@ -250,7 +253,7 @@ class _Ctx:
         return self.px((x2 / 2, y2 / 2))
 
     def on_map(self, h: Hex) -> bool:
-        return h in self.m.grid
+        return h in self.terrain  # every hex of the map (a legend swatch: its one hex)
 
     def hex_path(self, hexes: Iterable[Hex], f: float = 1.0) -> str:
         """One path ``d`` with a closed hexagon per hex."""
@@ -325,35 +328,43 @@ def _spokes(parent: ET.Element, centre: XY, ends: Sequence[XY], colour: str, wid
 
 def _draw_streams(ctx: _Ctx, g: ET.Element) -> None:
     """Stream bands through the stream hexsides of each stream hex; culvert outline; printed ford."""
-    s = ctx.s
     streams = [h for h in ctx.hexes if ctx.terrain[h].is_stream]
     ends = {h: [ctx.midpoint(hst.hexside) for hst in ctx.m.hexsides_of(h) if hst.stream] for h in streams}
     culverts = _el(g, "g", class_="culverts")
     banks = _el(g, "g", class_="stream-banks")
     water = _el(g, "g", class_="stream-water")
     for h in streams:
-        t = ctx.terrain[h]
-        c = ctx.centre(h)
-        if t.culvert:  # P4.2: a thick black dashed outline around the stream band
-            _spokes(culverts, c, ends[h], ctx.c["culvert"], 0.54 * s, "culvert",
-                    dash=f"{_num(0.14 * s)},{_num(0.09 * s)}")
-            _spokes(culverts, c, ends[h], ctx.c["halo"], 0.42 * s, "culvert-gap")
-        _spokes(banks, c, ends[h], ctx.c["stream-bank"], 0.34 * s, "stream-bank")
-        _spokes(water, c, ends[h], ctx.c.get(f"stream-{t.stream}", ctx.c["stream-shallow"]), 0.26 * s,
-                f"stream stream-{t.stream}")
+        _draw_stream_band(ctx, (culverts, banks, water), ctx.terrain[h], ctx.centre(h), ends[h])
     for h in streams:
-        if not ctx.terrain[h].ford:
-            continue
-        (cx, cy) = ctx.centre(h)
-        if ends[h]:
-            x1, y1 = ends[h][0]
-            d = math.hypot(x1 - cx, y1 - cy) or 1.0
-            ux, uy = (x1 - cx) / d, (y1 - cy) / d
-        else:
-            ux, uy = 1.0, 0.0
-        half = 0.3 * s
-        _el(g, "line", x1=cx - uy * half, y1=cy + ux * half, x2=cx + uy * half, y2=cy - ux * half,
-            stroke=ctx.c["ford"], stroke_width=0.14 * s, stroke_linecap="butt", class_="ford")
+        if ctx.terrain[h].ford:
+            _draw_ford(ctx, g, ctx.centre(h), ends[h])
+
+
+def _draw_stream_band(ctx: _Ctx, groups: tuple[ET.Element, ET.Element, ET.Element], t: HexTerrain, c: XY,
+                      ends: Sequence[XY]) -> None:
+    """The band of one stream hex into ``(culverts, banks, water)``: centre ``c`` to each of ``ends``."""
+    s = ctx.s
+    culverts, banks, water = groups
+    if t.culvert:  # P4.2: a thick black dashed outline around the stream band
+        _spokes(culverts, c, ends, ctx.c["culvert"], 0.54 * s, "culvert", dash=f"{_num(0.14 * s)},{_num(0.09 * s)}")
+        _spokes(culverts, c, ends, ctx.c["halo"], 0.42 * s, "culvert-gap")
+    _spokes(banks, c, ends, ctx.c["stream-bank"], 0.34 * s, "stream-bank")
+    _spokes(water, c, ends, ctx.c.get(f"stream-{t.stream}", ctx.c["stream-shallow"]), 0.26 * s,
+            f"stream stream-{t.stream}")
+
+
+def _draw_ford(ctx: _Ctx, g: ET.Element, c: XY, ends: Sequence[XY]) -> None:
+    """The printed ford: a brown bar across the stream band at centre ``c``."""
+    cx, cy = c
+    if ends:
+        x1, y1 = ends[0]
+        d = math.hypot(x1 - cx, y1 - cy) or 1.0
+        ux, uy = (x1 - cx) / d, (y1 - cy) / d
+    else:
+        ux, uy = 1.0, 0.0
+    half = 0.3 * ctx.s
+    _el(g, "line", x1=cx - uy * half, y1=cy + ux * half, x2=cx + uy * half, y2=cy - ux * half,
+        stroke=ctx.c["ford"], stroke_width=0.14 * ctx.s, stroke_linecap="butt", class_="ford")
 
 
 def _cloud(ctx: _Ctx, h: Hex) -> list[tuple[XY, float]]:
@@ -546,64 +557,79 @@ def _draw_terrain(ctx: _Ctx, g: ET.Element) -> None:
 
 
 def _draw_roads(ctx: _Ctx, g: ET.Element) -> None:
-    s = ctx.s
     edges = _el(g, "g", class_="road-edges")
     fills = _el(g, "g", class_="road-fills")
     for h in ctx.hexes:
         roads = [hst for hst in ctx.m.hexsides_of(h) if hst.road is not None]
         if not roads:
             continue
-        c = ctx.centre(h)
-        _spokes(edges, c, [ctx.midpoint(hst.hexside) for hst in roads], ctx.c["road-edge"], 0.3 * s, "road-edge")
-        for kind in sorted({str(hst.road) for hst in roads}):  # "paved" last: over dirt at a junction
-            mids = [ctx.midpoint(hst.hexside) for hst in roads if hst.road == kind]
-            _spokes(fills, c, mids, ctx.c.get(f"road-{kind}", ctx.c["road-dirt"]), 0.22 * s, f"road road-{kind}")
+        _draw_road_hex(ctx, edges, fills, ctx.centre(h), [(str(hst.road), ctx.midpoint(hst.hexside)) for hst in roads])
     for hst in ctx.hexsides:
-        if hst.narrow_street is None:
-            continue
-        p, q = ctx.endpoints(hst.hexside)
-        colour = ctx.c.get(f"narrow-street-{hst.narrow_street}", ctx.c["narrow-street-paved"])
-        _el(edges, "line", x1=p[0], y1=p[1], x2=q[0], y2=q[1], stroke=ctx.c["road-edge"], stroke_width=0.3 * s,
-            stroke_linecap="round", class_="narrow-street-edge")
-        _el(fills, "line", x1=p[0], y1=p[1], x2=q[0], y2=q[1], stroke=colour, stroke_width=0.22 * s,
-            stroke_linecap="round", class_=f"narrow-street narrow-street-{hst.narrow_street}",
-            **{"data-hexside": str(hst.hexside)})
+        if hst.narrow_street is not None:
+            _draw_narrow_street(ctx, edges, fills, hst, *ctx.endpoints(hst.hexside))
+
+
+def _draw_road_hex(ctx: _Ctx, edges: ET.Element, fills: ET.Element, c: XY, roads: Sequence[tuple[str, XY]]) -> None:
+    """Road bands from centre ``c`` to each ``(kind, hexside midpoint)``."""
+    s = ctx.s
+    _spokes(edges, c, [mid for _, mid in roads], ctx.c["road-edge"], 0.3 * s, "road-edge")
+    for kind in sorted({k for k, _ in roads}):  # "paved" last: over dirt at a junction
+        mids = [mid for k, mid in roads if k == kind]
+        _spokes(fills, c, mids, ctx.c.get(f"road-{kind}", ctx.c["road-dirt"]), 0.22 * s, f"road road-{kind}")
+
+
+def _draw_narrow_street(ctx: _Ctx, edges: ET.Element, fills: ET.Element, hst: HexsideTerrain, p: XY,
+                        q: XY) -> None:
+    s = ctx.s
+    colour = ctx.c.get(f"narrow-street-{hst.narrow_street}", ctx.c["narrow-street-paved"])
+    _el(edges, "line", x1=p[0], y1=p[1], x2=q[0], y2=q[1], stroke=ctx.c["road-edge"], stroke_width=0.3 * s,
+        stroke_linecap="round", class_="narrow-street-edge")
+    _el(fills, "line", x1=p[0], y1=p[1], x2=q[0], y2=q[1], stroke=colour, stroke_width=0.22 * s,
+        stroke_linecap="round", class_=f"narrow-street narrow-street-{hst.narrow_street}",
+        **{"data-hexside": str(hst.hexside)})
 
 
 def _draw_hexsides(ctx: _Ctx, g: ET.Element) -> None:
-    s = ctx.s
     for hst in ctx.hexsides:
         if hst.crest:
-            p, q = ctx.endpoints(hst.hexside)
-            _el(g, "line", x1=p[0], y1=p[1], x2=q[0], y2=q[1], stroke=ctx.c["crest"], stroke_width=0.045 * s,
-                stroke_linecap="round", class_="crest")
+            _draw_crest(ctx, g, *ctx.endpoints(hst.hexside))
     for hst in ctx.hexsides:
-        hs = hst.hexside
-        p, q = ctx.endpoints(hs)
-        name = {"data-hexside": str(hs)}
-        if hst.hedge:
-            _el(g, "line", x1=p[0], y1=p[1], x2=q[0], y2=q[1], stroke=ctx.c["hedge"], stroke_width=0.17 * s,
-                stroke_linecap="round", class_="hedge", **name)
-        if hst.wall:
-            _el(g, "line", x1=p[0], y1=p[1], x2=q[0], y2=q[1], stroke=ctx.c["wall"], stroke_width=0.13 * s,
-                stroke_linecap="round", class_="wall", **name)
-        if hst.fence:
-            _el(g, "line", x1=p[0], y1=p[1], x2=q[0], y2=q[1], stroke=ctx.c["fence"], stroke_width=0.03 * s,
-                class_="fence", **name)
-            a = 0.06 * s
-            d = " ".join(f"M{_num(x - a)},{_num(y - a)} L{_num(x + a)},{_num(y + a)} "
-                         f"M{_num(x - a)},{_num(y + a)} L{_num(x + a)},{_num(y - a)}"
-                         for x, y in (_lerp(p, q, t) for t in (0.2, 0.4, 0.6, 0.8)))
-            _el(g, "path", d=d, stroke=ctx.c["fence"], stroke_width=0.03 * s, fill="none", class_="fence-x")
-        if hst.slope is not None:
-            _draw_slope(ctx, g, hst, p, q)
+        p, q = ctx.endpoints(hst.hexside)
+        _draw_hexside_features(ctx, g, hst, p, q, ctx.centre(hst.slope) if hst.slope is not None else None)
 
 
-def _draw_slope(ctx: _Ctx, g: ET.Element, hst: HexsideTerrain, p: XY, q: XY) -> None:
-    """Hash marks on the Down-Slope side (P2.2): ticks from the hexside into the hex ``hst.slope``."""
-    assert hst.slope is not None
-    mid = ctx.midpoint(hst.hexside)
-    c = ctx.centre(hst.slope)
+def _draw_crest(ctx: _Ctx, g: ET.Element, p: XY, q: XY) -> None:
+    _el(g, "line", x1=p[0], y1=p[1], x2=q[0], y2=q[1], stroke=ctx.c["crest"], stroke_width=0.045 * ctx.s,
+        stroke_linecap="round", class_="crest")
+
+
+def _draw_hexside_features(ctx: _Ctx, g: ET.Element, hst: HexsideTerrain, p: XY, q: XY,
+                           down: XY | None) -> None:
+    """Hedge, wall, fence and slope marks of ``hst`` along ``p``-``q``; ``down``: the Down-Slope centre."""
+    s = ctx.s
+    name = {"data-hexside": str(hst.hexside)}
+    if hst.hedge:
+        _el(g, "line", x1=p[0], y1=p[1], x2=q[0], y2=q[1], stroke=ctx.c["hedge"], stroke_width=0.17 * s,
+            stroke_linecap="round", class_="hedge", **name)
+    if hst.wall:
+        _el(g, "line", x1=p[0], y1=p[1], x2=q[0], y2=q[1], stroke=ctx.c["wall"], stroke_width=0.13 * s,
+            stroke_linecap="round", class_="wall", **name)
+    if hst.fence:
+        _el(g, "line", x1=p[0], y1=p[1], x2=q[0], y2=q[1], stroke=ctx.c["fence"], stroke_width=0.03 * s,
+            class_="fence", **name)
+        a = 0.06 * s
+        d = " ".join(f"M{_num(x - a)},{_num(y - a)} L{_num(x + a)},{_num(y + a)} "
+                     f"M{_num(x - a)},{_num(y + a)} L{_num(x + a)},{_num(y - a)}"
+                     for x, y in (_lerp(p, q, t) for t in (0.2, 0.4, 0.6, 0.8)))
+        _el(g, "path", d=d, stroke=ctx.c["fence"], stroke_width=0.03 * s, fill="none", class_="fence-x")
+    if hst.slope is not None and down is not None:
+        _draw_slope(ctx, g, hst, p, q, down)
+
+
+def _draw_slope(ctx: _Ctx, g: ET.Element, hst: HexsideTerrain, p: XY, q: XY, c: XY) -> None:
+    """Hash marks on the Down-Slope side (P2.2): ticks from the hexside toward ``c``, the centre of the hex
+    ``hst.slope``."""
+    mid = _lerp(p, q, 0.5)
     d = math.hypot(c[0] - mid[0], c[1] - mid[1])
     ux, uy = (c[0] - mid[0]) / d, (c[1] - mid[1]) / d  # perpendicular to the hexside, into the hex
     length = 0.2 * ctx.s
@@ -622,21 +648,33 @@ def _draw_grid(ctx: _Ctx, g: ET.Element) -> None:
     for h in ctx.hexes:
         t = ctx.terrain[h]
         x, y = ctx.centre(h)
-        if t.is_building and t.steeple:  # P5.2: a black dot in a white cross
-            a, b = 0.2 * s, 0.07 * s
-            _el(g, "path", d=f"M{_num(x - b)},{_num(y - a)} H{_num(x + b)} V{_num(y - b)} H{_num(x + a)} "
-                f"V{_num(y + b)} H{_num(x + b)} V{_num(y + a)} H{_num(x - b)} V{_num(y + b)} H{_num(x - a)} "
-                f"V{_num(y - b)} H{_num(x - b)} Z", fill=ctx.c["halo"], stroke=ctx.c["centre-dot"],
-                stroke_width=0.02 * s, class_="steeple")
-            _el(g, "circle", cx=x, cy=y, r=0.05 * s, fill=ctx.c["centre-dot"], class_="centre-dot")
-        elif t.is_building and t.building_type == "single-hex-two-story-house":  # P5.3
-            _el(g, "circle", cx=x, cy=y, r=0.13 * s, fill=ctx.c["halo"], stroke=ctx.c["centre-dot"],
-                stroke_width=0.025 * s, class_="centre-dot large-white")
+        if t.is_building and t.steeple:
+            _draw_steeple(ctx, g, (x, y))
+        elif t.is_building and t.building_type == "single-hex-two-story-house":
+            _draw_house_dot(ctx, g, (x, y))
         else:
             r = 0.045 * s
             dots.append(f"M{_num(x - r)},{_num(y)} a{_num(r)},{_num(r)} 0 1,0 {_num(2 * r)},0 "
                         f"a{_num(r)},{_num(r)} 0 1,0 {_num(-2 * r)},0")
     _el(g, "path", d=" ".join(dots), fill=ctx.c["centre-dot"], class_="centre-dots")
+
+
+def _draw_steeple(ctx: _Ctx, g: ET.Element, c: XY) -> None:
+    """P5.2: a black centre dot in a white cross."""
+    s = ctx.s
+    x, y = c
+    a, b = 0.2 * s, 0.07 * s
+    _el(g, "path", d=f"M{_num(x - b)},{_num(y - a)} H{_num(x + b)} V{_num(y - b)} H{_num(x + a)} "
+        f"V{_num(y + b)} H{_num(x + b)} V{_num(y + a)} H{_num(x - b)} V{_num(y + b)} H{_num(x - a)} "
+        f"V{_num(y - b)} H{_num(x - b)} Z", fill=ctx.c["halo"], stroke=ctx.c["centre-dot"],
+        stroke_width=0.02 * s, class_="steeple")
+    _el(g, "circle", cx=x, cy=y, r=0.05 * s, fill=ctx.c["centre-dot"], class_="centre-dot")
+
+
+def _draw_house_dot(ctx: _Ctx, g: ET.Element, c: XY) -> None:
+    """P5.3: the large white centre dot of a single-hex two-story house."""
+    _el(g, "circle", cx=c[0], cy=c[1], r=0.13 * ctx.s, fill=ctx.c["halo"], stroke=ctx.c["centre-dot"],
+        stroke_width=0.025 * ctx.s, class_="centre-dot large-white")
 
 
 def _draw_names(ctx: _Ctx, g: ET.Element) -> None:
@@ -842,6 +880,136 @@ def _draw_caption(ctx: _Ctx, g: ET.Element, lines: list[str], box: tuple[float, 
             fill=ctx.c["caption"], class_="caption").text = line
 
 
+_LegendDraw = Callable[[_Ctx, ET.Element], None]
+
+
+def _legend_layer(ctx: _Ctx, x0: float, y0: float, width: float) -> tuple[ET.Element, float]:
+    """``<g id="layer-legend">``: a swatch and a short label per feature present on this map, in rows from
+    ``(x0, y0)`` wrapped to ``width``; also returns its height.
+
+    Each swatch is drawn by the map's own layer functions around a reference hex, on a copy of ``ctx``
+    holding only that hex, then scaled down. The swatches carry no feature classes or ``data-`` attributes
+    (a query for ``class="wall"`` finds the map's walls only); each item is ``<g class="legend-item"
+    data-feature=...>`` with a ``legend-label`` text.
+    """
+    s, k = ctx.s, 0.5
+    font = 0.3 * s
+    ref = Hex(1, 1)
+    rc = ctx.centre(ref)
+    left, right = (rc[0] - s, rc[1]), (rc[0] + s, rc[1])  # the hex's side vertices: a line across it
+    down = (rc[0], rc[1] + s)  # toward the swatch's lower half (slope marks)
+    terrains = [ctx.terrain[h] for h in ctx.hexes]
+    hsts = ctx.hexsides
+    counters = list(dict.fromkeys(c.type for c in ctx.m.counters))
+    # (feature, label, the reference hex's terrain (None: no hex), extra drawing)
+    items: list[tuple[str, str, HexTerrain | None, _LegendDraw]] = []
+
+    def nothing(sw: _Ctx, g: ET.Element) -> None:
+        pass
+
+    def side(**kw: object) -> HexsideTerrain:
+        return HexsideTerrain(ref.hexside(0), **kw)  # type: ignore[arg-type]
+
+    for level in sorted({t.level for t in terrains}):
+        items.append((f"level-{level}", f"level {level}", HexTerrain(ref, level=level), nothing))
+    for kind, label in (("woods", "woods"), ("pine-woods", "pine woods"), ("brush", "brush"),
+                        ("orchard", "orchard"), ("grain", "grain")):
+        if any(t.terrain == kind for t in terrains):
+            items.append((kind, label, HexTerrain(ref, terrain=kind), nothing))
+    for material in ("stone", "wooden"):
+        if any(t.is_building and (t.building == "wooden") == (material == "wooden") for t in terrains):
+            items.append((f"building-{material}", f"{material} building",
+                          HexTerrain(ref, terrain="building", building=material), nothing))
+    for kind in ("rubble", "graveyard", "marsh", "shellholes"):
+        if any(t.terrain == kind for t in terrains):
+            items.append((kind, kind, HexTerrain(ref, terrain=kind), nothing))
+    for kind in ("dry", "shallow", "deep", "flooded"):
+        if any(t.stream == kind for t in terrains):
+            t = HexTerrain(ref, stream=kind)
+
+
+            def band(sw: _Ctx, g: ET.Element, t: HexTerrain = t) -> None:
+                _draw_stream_band(sw, (g, g, g), t, rc, [left, right])
+            items.append((f"stream-{kind}", f"{kind} stream", t, band))
+    if any(t.culvert for t in terrains):
+        t = HexTerrain(ref, stream="shallow", culvert=True)
+        items.append(("culvert", "Stream Culvert", t,
+                      lambda sw, g, t=t: _draw_stream_band(sw, (g, g, g), t, rc, [left, right])))  # type: ignore[misc]
+    if any(t.ford for t in terrains):
+        t = HexTerrain(ref, stream="shallow", ford=True)
+
+        def ford(sw: _Ctx, g: ET.Element, t: HexTerrain = t) -> None:
+            _draw_stream_band(sw, (g, g, g), t, rc, [left, right])
+            _draw_ford(sw, g, rc, [left, right])
+        items.append(("ford", "ford", t, ford))
+    for kind in ("paved", "dirt"):
+        if any(hst.road == kind for hst in hsts):
+
+            def road(sw: _Ctx, g: ET.Element, kind: str = kind) -> None:
+                _draw_road_hex(sw, g, g, rc, [(kind, left), (kind, right)])
+            items.append((f"road-{kind}", f"{kind} road", HexTerrain(ref), road))
+    if any(hst.narrow_street is not None for hst in hsts):
+        items.append(("narrow-street", "Narrow Street", None,
+                      lambda sw, g: _draw_narrow_street(sw, g, g, side(narrow_street="paved"), left, right)))
+    for attr, label in (("wall", "wall"), ("hedge", "hedge"), ("fence", "barbed-wire fence")):
+        if any(getattr(hst, attr) for hst in hsts):
+            items.append((attr, label, None, lambda sw, g, attr=attr: _draw_hexside_features(  # type: ignore[misc]
+                sw, g, side(**{attr: True}), left, right, None)))
+    if any(hst.slope is not None for hst in hsts):
+        items.append(("slope", "slope: marks on the Down-Slope side", None,
+                      lambda sw, g: _draw_hexside_features(sw, g, side(slope=ref), left, right, down)))
+    if any(hst.crest for hst in hsts):
+        items.append(("crest", "Crest Line", None, lambda sw, g: _draw_crest(sw, g, left, right)))
+    if any(t.is_building and t.steeple for t in terrains):
+        items.append(("steeple", "steeple", HexTerrain(ref, terrain="building", building="stone", steeple=True),
+                      nothing))
+    if any(t.is_building and t.building_type == "single-hex-two-story-house" for t in terrains):
+        items.append(("two-story-house", "single-hex two-story house",
+                      HexTerrain(ref, terrain="building", building="stone",
+                                 building_type="single-hex-two-story-house"), nothing))
+    if any(t.offboard for t in terrains):
+        items.append(("offboard", "offboard", HexTerrain(ref, offboard=True), nothing))
+    for kind in counters:
+        c = next(c for c in ctx.m.counters if c.type == kind)
+        label = "residual FP" if kind == "residual-fp" else kind.replace("-", " ")
+        if kind == "roadblock":
+            def roadblock(sw: _Ctx, g: ET.Element) -> None:  # as on an ordinary hexside (B29)
+                _el(g, "line", x1=left[0] + 0.2 * s, y1=rc[1], x2=right[0] - 0.2 * s, y2=rc[1],
+                    stroke=sw.c["roadblock"], stroke_width=0.2 * s)
+            items.append((kind, label, None, roadblock))
+        else:
+            items.append((f"counter-{kind}", label, None,
+                          lambda sw, g, c=c: _draw_counter(sw, g, c, rc)))  # type: ignore[misc]
+
+    layer = ET.Element("g", {"id": "layer-legend", "class": "layer"})
+    sw_w, sw_h = 2 * s * k, _SQRT3 * s * k
+    row_h = sw_h + 0.2 * s
+    x, y = x0, y0
+    for feature, label, ground, draw in items:
+        item_w = sw_w + 0.15 * s + len(label) * font * 0.58
+        if x > x0 and x + item_w > x0 + width:  # wrap to the next row
+            x, y = x0, y + row_h
+        item = _el(layer, "g", class_="legend-item", **{"data-feature": feature})
+        swatch = _el(item, "g", transform=f"translate({_num(x + sw_w / 2)},{_num(y + sw_h / 2)}) scale({k}) "
+                                          f"translate({_num(-rc[0])},{_num(-rc[1])})")
+        sw = copy.copy(ctx)
+        sw.terrain = {ref: ground} if ground is not None else {}
+        sw.hexes = [ref] if ground is not None else []
+        if ground is not None:
+            _draw_levels(sw, swatch)
+        draw(sw, swatch)
+        if ground is not None:
+            _draw_terrain(sw, swatch)
+            _draw_grid(sw, swatch)
+        for e in swatch.iter():  # the swatch is no map feature
+            for key in [a for a in e.attrib if a == "class" or a.startswith("data-")]:
+                del e.attrib[key]
+        _el(item, "text", x=x + sw_w + 0.15 * s, y=y + sw_h / 2 + font * 0.36, font_size=font, font_family=FONT,
+            fill=ctx.c["caption"], class_="legend-label").text = label
+        x += item_w + 0.45 * s
+    return layer, y + sw_h - y0
+
+
 def _defs(ctx: _Ctx, root: ET.Element) -> None:
     """Fill patterns: brush stipple and grain hatching."""
     s = ctx.s
@@ -871,6 +1039,7 @@ def map_svg(
     board_image: bytes | None = None,
     colors: Mapping[str, str] | None = None,
     show_names: bool = True,
+    legend: bool = True,
 ) -> str:
     """The map as an SVG document, with overlays the caller computed.
 
@@ -899,6 +1068,9 @@ def map_svg(
         Overrides of :data:`DEFAULT_COLORS`, key by key.
     show_names : bool
         Draw the hex names.
+    legend : bool
+        Draw a legend under the map (above the caption): a small swatch and a label for each feature
+        present on this map. Never drawn over a ``board_image``.
 
     Returns
     -------
@@ -921,7 +1093,13 @@ def map_svg(
     height = by1 - by0 + 2 * margin
     font = 0.34 * size
     lines = _caption_lines(caption, width - 2 * margin, font) if caption else []
-    cap_box = (bx0, by1 + margin, bx1, by1 + margin + font * (0.7 + 1.3 * len(lines)))
+    below = by1 + margin  # the top of what comes under the map: legend, then caption
+    legend_g: ET.Element | None = None
+    if legend and board_image is None:
+        legend_g, legend_h = _legend_layer(ctx, bx0, below, bx1 - bx0)
+        height += legend_h + margin
+        below += legend_h + margin
+    cap_box = (bx0, below, bx1, below + font * (0.7 + 1.3 * len(lines)))
     if lines:
         height += cap_box[3] - cap_box[1] + margin
     root = ET.Element("svg", {
@@ -955,6 +1133,8 @@ def map_svg(
     _draw_paths(ctx, _layer(root, "paths"), paths)
     _draw_threads(ctx, _layer(root, "threads"), threads)
     _draw_marks(ctx, _layer(root, "marks"), marks)
+    if legend_g is not None:
+        root.append(legend_g)
     g = _layer(root, "caption")
     if lines:
         _draw_caption(ctx, g, lines, cap_box, font)
