@@ -31,6 +31,7 @@ from .errors import QueryError
 from .grid import Hex, Hexside, Point, Trace, Vertex, trace
 from .los import LosRuling, hexsides_entered, location_elevation, location_point, los
 from .model import Conditions, Counter, Location, Map
+from .movement import bypass_hex
 from .rulings import Explained, Item, Ruling, distinct, fmt, num, total
 from .setup import mines_must_be_revealed
 from .units import Unit
@@ -49,7 +50,6 @@ __all__ = [
     "TransferRuling",
     "apply_rubble",
     "bypass_effects",
-    "bypass_hex",
     "can_load",
     "can_remove",
     "can_unhook",
@@ -117,15 +117,6 @@ def narrow_street_of(m: Map, loc: Location) -> Hexside | None:
                  if loc.hex in hs.hexes and m.hexside(hs).narrow_street is not None]
         return found[0] if len(found) == 1 else None
     return None
-
-
-def bypass_hex(m: Map, hs: Hexside, requested: Hex | None = None) -> Hex | None:
-    """The hex a unit Bypassing along Narrow Street hexside ``hs`` is in: always the lower hex of a Crest-Line
-    hexside (P5.11), else the hex asked for (None when none was). :meth:`Map.bypass_hex` decides it."""
-    a, b = hs.hexes
-    if m.is_crest_line(hs) and m.terrain(a).base_level != m.terrain(b).base_level:
-        return m.bypass_hex(hs, a)
-    return requested
 
 
 def _crest_lower_only(m: Map, hs: Hexside) -> tuple[Hex, ...]:
