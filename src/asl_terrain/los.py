@@ -1539,7 +1539,10 @@ def _decide(tab: _Tables, A: _End, B: _End, entrenched: tuple[bool, bool], want_
         if A.kind == "in" and B.kind == "in":
             if not whole:
                 out.clear = False
-                out.block = (0.5, None, None, "the stream depiction's banks (both ends IN a stream)", "B20.2")
+                # named at the last hex within the depiction from the firer's end, where the thread leaves it
+                out.block = (0.5, lasts[0], None,
+                             "the stream depiction's banks (both ends IN a stream; the thread leaves the depiction "
+                             "after this hex)", "B20.2")
                 return out, ea, eb, up_a, up_b, False
         else:
             low, high, e_low, e_high = (A, B, ea, eb) if A.kind == "in" else (B, A, eb, ea)

@@ -150,3 +150,15 @@ def test_b20_2_in_stream_hexes_across_a_non_stream_hexside_do_not_see_each_other
         x = r(m, a, b)
         assert not x.clear and x.blocked_by is not None and x.blocked_by.rule == "B20.2"
     assert r(m, "C3", "C4").clear      # across the stream hexside C3-C4
+
+
+def test_b20_2_blocked_by_the_banks_names_the_hex_where_the_thread_leaves_the_depiction() -> None:
+    """Regression (found by the ask fuzz): two Locations IN the demo stream, D3 and E11, whose thread leaves the
+    stream depiction, answered a blocked_by with neither "hex" nor "hexside" (queries.md requires one)."""
+    from asl_terrain.ask import answer_one
+    from asl_terrain.model import load_demo
+
+    m = load_demo()
+    a = answer_one(m, {"kind": "los", "from": "D3", "to": "E11"})
+    assert a["clear"] is False and a["blocked_by"]["rule"] == "B20.2"
+    assert a["blocked_by"]["hex"] == "HrD4"
