@@ -15,13 +15,14 @@ from __future__ import annotations
 import json
 import re
 import subprocess
-import sys
 from fractions import Fraction
 from functools import cache
 from pathlib import Path
 from typing import Any
 
 import pytest
+
+import clirun
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -1039,8 +1040,7 @@ def test_a_firer_with_no_los_gives_affected_false() -> None:
 
 
 def run_ask(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "asl_terrain", "ask", *args], input=stdin, capture_output=True,
-                          text=True, timeout=120, check=False)
+    return clirun.run("ask", *args, stdin=stdin)
 
 
 def test_cli_ask_file_exit_0_answers_in_order(tmp_path: Path) -> None:

@@ -7,18 +7,18 @@ import json
 import os
 import re
 import subprocess
-import sys
 from fractions import Fraction
 from pathlib import Path
 
 import pytest
 
+import clirun
+
 MAPS = Path(__file__).parent / "maps"
 
 
 def run(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "asl_terrain", *args], input=stdin, capture_output=True,
-                          text=True, timeout=120)
+    return clirun.run(*args, stdin=stdin)
 
 
 def test_render_demo_map_png(tmp_path: Path) -> None:
@@ -121,8 +121,7 @@ DEMO_ENV = {**os.environ, "COLUMNS": "1000"}
 
 def run_wide(*args: str) -> subprocess.CompletedProcess[str]:
     """The CLI with a wide console, so that no line is wrapped."""
-    return subprocess.run([sys.executable, "-m", "asl_terrain", *args], capture_output=True, text=True,
-                          timeout=120, env=DEMO_ENV)
+    return clirun.run(*args, env=DEMO_ENV)
 
 
 def one_error_line(r: subprocess.CompletedProcess[str]) -> str:
@@ -348,3 +347,11 @@ def test_every_help_example_runs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
             assert res.exit_code == 0, (line, res.output, res.exception)
             ran += 1
     assert ran >= 40
+
+
+def test_the_installed_entry_point_in_a_real_process() -> None:
+    """End to end, as a shell runs it: the rest of the CLI tests run in-process (tests/clirun.py)."""
+    ok = clirun.run_subprocess("los", "W2", "W6")
+    assert ok.returncode == 0 and "clear" in ok.stdout.lower(), ok.stderr
+    bad = clirun.run_subprocess("los", "W2", "ZZ99")
+    assert bad.returncode == 2 and bad.stderr.startswith("error:") and "Traceback" not in bad.stderr

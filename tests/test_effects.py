@@ -11,6 +11,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+
+import clirun
 from hypothesis import HealthCheck, assume, event, given, settings
 from hypothesis import strategies as st
 from typer.testing import CliRunner
@@ -535,9 +537,7 @@ _CLI_ERRORS = [
 def test_cli_bad_requests_print_one_line_and_exit_2(args: list[str], needle: str) -> None:
     """An attack type, a set-up item or a Location the engine does not know, a hexside that is not a Narrow
     Street, malformed JSON: one line on stderr naming what is wrong, exit status 2, no traceback."""
-    exe = Path(sys.executable).parent / "asl-terrain"
-    cmd = [str(exe)] if exe.exists() else [sys.executable, "-m", "asl_terrain"]
-    res = subprocess.run([*cmd, *args], capture_output=True, text=True, timeout=60, check=False)
+    res = clirun.run(*args)
     assert res.returncode == 2, res.stderr
     err = " ".join(res.stderr.split())
     assert needle in err and "Traceback" not in res.stderr and res.stderr.strip().startswith("error:")

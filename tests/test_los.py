@@ -6,12 +6,13 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
 import pytest
+
+import clirun
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -150,8 +151,7 @@ def test_viewshed_level_looks_at_building_levels(demo: Map) -> None:
 
 
 def run(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "asl_terrain", *args], capture_output=True, text=True, timeout=120,
-                          check=False)
+    return clirun.run(*args)
 
 
 def test_cli_los_prints_the_ruling_and_draws_it(tmp_path: Path) -> None:

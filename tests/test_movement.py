@@ -7,12 +7,13 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
 import pytest
+
+import clirun
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -178,8 +179,7 @@ def test_not_adjacent_raises_not_adjacent(demo: Map) -> None:
 
 
 def _run(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "asl_terrain", *args], capture_output=True, text=True, timeout=120,
-                          check=False)
+    return clirun.run(*args)
 
 
 def test_cli_move_and_path() -> None:
