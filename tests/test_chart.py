@@ -65,3 +65,94 @@ def test_a_negative_cost_is_refused() -> None:
 def test_missing_param_names_it() -> None:
     with pytest.raises(ChartError, match="no param.nonesuch"):
         default_chart().param("nonesuch")
+
+
+# ------------------------------------------------------------------ a user's chart, merged and validated (issue 9)
+
+def _user_chart(tmp_path: Path, text: str | bytes) -> str:
+    p = tmp_path / "mine.toml"
+    if isinstance(text, bytes):
+        p.write_bytes(text)
+    else:
+        p.write_text(text, encoding="utf-8")
+    load_chart.cache_clear()
+    return str(p)
+
+
+def test_a_user_chart_is_merged_over_the_bundled_one(tmp_path: Path) -> None:
+    """A user corrects only the values they know: the rest (open ground, woods, rules and tags) stays."""
+    c = load_chart(_user_chart(tmp_path, "[param]\nstacking_squads = 4\n[terrain.woods.mf]\ninfantry = 3\n"))
+    assert c.param("stacking_squads").value == 4 and c.param("stacking_squads").rule == "A5.1"
+    assert c.terrain["woods"].mf["infantry"] == 3 and c.terrain["woods"].mf["cavalry"] == 4
+    assert c.terrain["woods"].mf.rule == "B13.4"
+    assert c.terrain["open"].mf["infantry"] == 1 and c.terrain["woods"].los["role"] == "obstacle"
+    assert c.source.endswith("mine.toml")
+
+
+@pytest.mark.parametrize("text, words", [
+    ("[param]\nstacking_squads = -3\n", "param.stacking_squads.value: cannot be negative"),
+    ("[param]\nblind_hex_range_step = { value = 0 }\n", "param.blind_hex_range_step.value: expected a whole number from 1"),
+    ("[param]\nborderline_tolerance = 1e300\n", "param.borderline_tolerance.value: expected a number from 0 to 0.5"),
+    ("[param]\ngrain_season = [\"June\"]\n", "param.grain_season.value[0]: expected a month"),
+    ("[param]\nup_slope_mf = \"half\"\n", "param.up_slope_mf.value: expected a number"),
+    ("[param]\nnonesuch = 1\n", "param.nonesuch: unknown entry"),
+    ("[terrain.woods]\nlos = { role = \"obstakle\" }\n", "terrain.woods.los.role: expected a LOS role"),
+    ("[terrain.woods]\nmf = { infantry = [2] }\n", "terrain.woods.mf.infantry: expected a cost"),
+    ("[terrain.woods]\nmf = { infantry = { a = 1 } }\n", "terrain.woods.mf.infantry: expected a cost"),
+    ("[terrain.woods]\nmf = { infantri = 2 }\n", "terrain.woods.mf.infantri: unknown key"),
+    ("[terrain.open.mp]\ntruck = nan\n", "terrain.open.mp.truck: expected a cost"),
+    ("[terrain.open.mp]\ntruck = inf\n", "terrain.open.mp.truck: expected a cost"),
+    ("[terrain.woods.los]\nheight = 1.1\n", "not a multiple of 1/4"),
+    ("[terrain.woods.tem]\ndirect = true\n", "terrain.woods.tem.direct: expected a TEM"),
+    ("[terrain.jungle]\nname = \"Jungle\"\n", "terrain.jungle: unknown entry"),
+    ("[judgment]\ndepression_los = \"other\"\n", "judgment.depression_los.value: expected 'difference-vs-range'"),
+    ("[judgment]\nslope_vertex_counts = 1\n", "judgment.slope_vertex_counts.value: expected true or false"),
+    ("[judgment.blaze_entry_na]\ntag = \"X\"\n", "judgment.blaze_entry_na.tag: expected S, V, R or U"),
+    ("schema = 2\n", "schema: expected 1"),
+    ("[terrain]\nwoods = 3\n", "terrain.woods: expected a table"),
+    ("x = [" * 100 + "]" * 100, "nested more than"),
+    ("[param]\nstacking_squads = " + "9" * 5000 + "\n", "limited to 30 digits"),
+])
+def test_every_bad_value_of_a_user_chart_is_refused_naming_file_key_and_expectation(
+        tmp_path: Path, text: str, words: str) -> None:
+    path = _user_chart(tmp_path, text)
+    with pytest.raises(ChartError) as e:
+        load_chart(path)
+    assert str(e.value).startswith(path) and words in str(e.value), str(e.value)
+
+
+def test_all_the_problems_of_a_chart_are_reported_at_once(tmp_path: Path) -> None:
+    path = _user_chart(tmp_path, "[param]\nstacking_squads = -3\nsmoke_cot = \"x\"\n")
+    with pytest.raises(ChartError, match=r"2 problems in the chart(.|\n)*smoke_cot(.|\n)*stacking_squads"):
+        load_chart(path)
+
+
+@pytest.mark.parametrize("raw, words", [
+    ("schema = 1\n".encode("utf-16"), "not UTF-8 text (it looks like UTF-16)"),
+    (b"\x00\x01\x02\xff\xfe", "not UTF-8 text"),
+    (b"\x00\x00\x00", "NUL bytes"),
+])
+def test_binary_and_utf16_charts_are_refused(tmp_path: Path, raw: bytes, words: str) -> None:
+    path = _user_chart(tmp_path, raw)
+    with pytest.raises(ChartError, match=re.escape(words)):
+        load_chart(path)
+
+
+def test_a_chart_with_a_byte_order_mark_loads(tmp_path: Path) -> None:
+    assert load_chart(_user_chart(tmp_path, b"\xef\xbb\xbf[param]\nstacking_squads = 2\n")).param(
+        "stacking_squads").value == 2
+
+
+def test_a_complete_chart_document_must_have_every_entry() -> None:
+    """parse_chart reads a whole chart: without [terrain.open] open ground would be unenterable."""
+    text = (files("asl_terrain") / "data" / "terrain_chart.toml").read_text()
+    start = text.index("[terrain.open]")
+    cut = text[:start] + text[text.index("[terrain.woods]"):]
+    with pytest.raises(ChartError, match="terrain.open: required entry is missing"):
+        parse_chart(cut, "mine.toml")
+
+
+def test_the_bundled_chart_passes_its_own_validation() -> None:
+    from asl_terrain.chart import _bundled_document, validate_chart_document
+
+    assert validate_chart_document(_bundled_document(), _bundled_document()) == []

@@ -71,7 +71,8 @@ def test_chart_lists_uncertain_values() -> None:
 
 def test_bad_chart_override_exit_2(tmp_path: Path) -> None:
     p = tmp_path / "c.toml"
-    p.write_text("schema = 1\n")
+    # a user's chart is merged over the bundled one (issue 9), so "schema = 1" alone is now a valid chart
+    p.write_text("schema = 1\n[param]\nstacking_squads = -3\n")
     r = run("--chart", str(p), "chart")
     assert r.returncode == 2 and "c.toml" in r.stderr and "Traceback" not in r.stderr
 

@@ -1,14 +1,17 @@
 """The terrain chart: every number a ruling uses, with its rule and confidence tag, as data.
 
-The bundled chart is ``data/terrain_chart.toml``; ``--chart FILE`` (or :func:`load_chart`) replaces it
-with a user's corrected copy. It is validated with pydantic at the boundary and then frozen into small
-typed entries the engines read (:class:`Chart`). Nothing here decides a rule.
+The bundled chart is ``data/terrain_chart.toml``; ``--chart FILE`` (or :func:`load_chart`) is merged over
+it, so a user's file gives only the values they correct. The result is validated as a whole at load (every
+entry the bundled chart has, every key of the right type, in range, a known name; nothing unknown), each
+problem naming the chart file, the key and what was expected, and then frozen into small typed entries the
+engines read (:class:`Chart`). Nothing here decides a rule.
 
-Imports: errors (and pydantic). Never an engine.
+Imports: errors, limits (and pydantic). Never an engine.
 """
 
 from __future__ import annotations
 
+import math
 import tomllib
 from dataclasses import dataclass
 from fractions import Fraction
@@ -20,6 +23,7 @@ from typing import Any, Literal, Mapping
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from .errors import ChartError
+from .limits import decode_bytes, guard_text
 
 Tag = Literal["S", "V", "R", "U"]
 #: a cost: a number of MF/MP, or "ALL" (all of them), or "NA" (not allowed)
@@ -196,36 +200,319 @@ def _show(v: Any) -> str:
     return str(v)
 
 
-def parse_chart(text: str, source: str) -> Chart:
-    """Validate and freeze a chart document. :raises ChartError: naming the source and key."""
+def _decode(text: str, source: str) -> dict[str, Any]:
+    if text.startswith("\ufeff"):
+        text = text[1:]
+    guard_text(text, source, ChartError)
     try:
-        data = tomllib.loads(text)
+        return tomllib.loads(text)
     except tomllib.TOMLDecodeError as e:
         raise ChartError(f"{source}: not valid TOML ({e})") from None
+    except (RecursionError, ValueError) as e:  # the guard should have caught these; never a traceback
+        raise ChartError(f"{source}: cannot be read as TOML ({type(e).__name__}: {e})") from None
+
+
+def parse_chart(text: str, source: str) -> Chart:
+    """Validate and freeze a *complete* chart document: every entry of the bundled chart must be in it.
+
+    :raises ChartError: naming the source, the key and what was expected, for every problem found.
+    """
+    return _freeze(_decode(text, source), source)
+
+
+def _freeze(data: dict[str, Any], source: str) -> Chart:
+    problems = validate_chart_document(data, _bundled_document())
+    if problems:
+        raise ChartError(_summary(source, problems))
     try:
         model = _ChartFile.model_validate(data)
-    except ValidationError as e:
+    except ValidationError as e:  # the checks above should leave nothing for pydantic to refuse
         first = e.errors()[0]
         where = ".".join(str(p) for p in first["loc"])
         raise ChartError(f"{source}: {where}: {first['msg']} ({e.error_count()} problem(s) in all)") from None
-    if model.schema_ != 1:
-        raise ChartError(f"{source}: schema: expected 1, got {model.schema_}")
     return Chart(model, source)
+
+
+def _summary(source: str, problems: list[str]) -> str:
+    if len(problems) == 1:
+        return f"{source}: {problems[0]}"
+    shown = problems[:40]
+    more = f"\n  ... and {len(problems) - len(shown)} more" if len(problems) > len(shown) else ""
+    return f"{source}: {len(problems)} problems in the chart:\n" + "\n".join(f"  - {p}" for p in shown) + more
+
+
+@lru_cache(maxsize=1)
+def _bundled_text() -> str:
+    return (files("asl_terrain") / "data" / "terrain_chart.toml").read_text(encoding="utf-8")
+
+
+def _bundled_document() -> dict[str, Any]:
+    return tomllib.loads(_bundled_text())
+
+
+def merge_chart_documents(base: dict[str, Any], over: dict[str, Any]) -> dict[str, Any]:
+    """A user's chart merged over the bundled one: tables merge key by key, any other value replaces the
+    base's. A bare value for a ``[param]``, ``[judgment]`` or ``[building_height]`` entry
+    (``stacking_squads = 4``) is taken as its ``value``, keeping the bundled rule and tag."""
+    out = dict(base)
+    for k, v in over.items():
+        b = base.get(k)
+        if isinstance(b, dict) and isinstance(v, dict):
+            out[k] = merge_chart_documents(b, v)
+        else:
+            out[k] = v
+    for table in ("param", "judgment", "building_height"):
+        t, b = over.get(table), base.get(table)
+        if isinstance(t, dict) and isinstance(b, dict):
+            merged = dict(out[table]) if isinstance(out.get(table), dict) else {}
+            for k, v in t.items():
+                if not isinstance(v, dict) and isinstance(b.get(k), dict):
+                    merged[k] = {**b[k], "value": v}
+            out[table] = merged
+    return out
 
 
 @lru_cache(maxsize=8)
 def load_chart(path: str | None = None) -> Chart:
-    """The bundled chart, or the chart file at ``path``. Loaded once per path."""
+    """The bundled chart, or the user's chart file at ``path`` merged over it (the user corrects only the
+    values they know; every value of the result is validated). Loaded once per path."""
     if path is None:
-        res = files("asl_terrain") / "data" / "terrain_chart.toml"
-        return parse_chart(res.read_text(encoding="utf-8"), "terrain_chart.toml (bundled)")
+        return parse_chart(_bundled_text(), "terrain_chart.toml (bundled)")
     p = Path(path)
     try:
-        text = p.read_text(encoding="utf-8")
+        raw = p.read_bytes()
     except OSError as e:
         raise ChartError(f"{p}: cannot read the chart file ({e.strerror or e})") from None
-    return parse_chart(text, str(p))
+    text = decode_bytes(raw, str(p), "chart file", ChartError)
+    user = _decode(text, str(p))
+    return _freeze(merge_chart_documents(_bundled_document(), user), str(p))
 
 
 def default_chart() -> Chart:
     return load_chart(None)
+
+
+# --------------------------------------------------------------------------------------------- validation
+# Every value of a chart is checked against the bundled chart's shape (the same tables, entries, groups and
+# keys: nothing unknown, nothing missing) and against what the engines can use (types, ranges, known names).
+
+_ROLES = ("none", "obstacle", "hindrance", "orchard", "half-level", "depression")
+_COST_GROUPS = ("mf", "mp", "mp_buttoned_up")
+_GROUPS = ("mf", "mp", "mp_buttoned_up", "los", "tem")
+_TABLES = ("schema", "terrain", "hexside", "building_height", "param", "judgment")
+_WEATHER = ("clear", "rain", "snow", "deep-snow", "mud")
+_DEPTHS = ("dry", "shallow", "deep", "flooded")
+#: string judgments the engines read with more than one reading; any other string judgment has one reading
+_CHOICES: dict[str, tuple[str, ...]] = {
+    "up_slope_locations": ("above-ground", "ground-level"),
+    "mines_revealed_exemption": ("paved-crest-lower", "all-crest-lower"),
+    "rubble_removes_mines": ("hexes", "effect"),
+    "orchard_out_of_season_los": ("same-level", "adjacent-once", "each"),
+}
+Q = Fraction(1, 4)
+#: (lowest, highest, step or None) of named parameters; the others: 0..100 in quarters
+_PARAM_RANGES: dict[str, tuple[Fraction, Fraction, Fraction | None]] = {
+    "blind_hex_range_step": (Fraction(1), Fraction(100), Fraction(1)),
+    "borderline_tolerance": (Fraction(0), Fraction(1, 2), None),
+    "hindrance_blocks_at": (Fraction(1), Fraction(100), Fraction(1)),
+    "tca_change_target": (Fraction(0), Fraction(12), Fraction(1)),
+    "tca_change_max_attempts": (Fraction(1), Fraction(10), Fraction(1)),
+    "tca_min_caliber": (Fraction(0), Fraction(1000), Fraction(1)),
+    "cot_doubled_up": (Fraction(1), Fraction(10), Q),
+    "vbm_factor": (Fraction(1), Fraction(10), Q),
+}
+
+
+def _is_number(v: Any) -> bool:
+    return isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
+
+
+def _show_got(v: Any) -> str:
+    if isinstance(v, dict):
+        return "a table"
+    if isinstance(v, list):
+        return "a list"
+    text = repr(v)
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+def _number(v: Any, where: str, lo: Fraction, hi: Fraction, step: Fraction | None, what: str,
+            problems: list[str]) -> None:
+    if not _is_number(v):
+        problems.append(f"{where}: expected {what}, got {_show_got(v)}")
+        return
+    f = Fraction(str(v)) if isinstance(v, float) else Fraction(v)
+    if f < lo or f > hi:
+        if f < 0 <= lo:
+            problems.append(f"{where}: cannot be negative; expected {what}, got {v}")
+        else:
+            problems.append(f"{where}: expected {what}, got {v} (out of range)")
+    elif step is not None and (f / step).denominator != 1:
+        problems.append(f"{where}: expected {what}, got {v} (not a multiple of {step})")
+
+
+def _words(lo: Fraction, hi: Fraction, step: Fraction | None) -> str:
+    unit = {Fraction(1): "a whole number", Fraction(1, 2): "a number in halves",
+            Fraction(1, 4): "a number in quarters"}.get(step, "a number") if step is not None else "a number"
+    return f"{unit} from {_show(lo)} to {_show(hi)}"
+
+
+def _check_group_value(where: str, group: str, key: str, v: Any, base: Any, problems: list[str]) -> None:
+    if group in _COST_GROUPS and (key in UNIT_CLASSES_MF or key in UNIT_CLASSES_MP or key == "protection"):
+        if isinstance(v, str):
+            if v not in ("ALL", "NA"):
+                problems.append(f"{where}: expected a number, 'ALL' or 'NA', got {v!r}")
+            return
+        _number(v, where, Fraction(0), Fraction(100), Fraction(1, 2),
+                "a cost (a number >= 0 in halves, up to 100), 'ALL' or 'NA'", problems)
+    elif key == "role":
+        if v not in _ROLES:
+            problems.append(f"{where}: expected a LOS role, one of {', '.join(_ROLES)}; got {_show_got(v)}")
+    elif isinstance(base, bool):
+        if not isinstance(v, bool):
+            problems.append(f"{where}: expected true or false, got {_show_got(v)}")
+    elif key == "height":
+        _number(v, where, Fraction(0), Fraction(10), Q, "a height (" + _words(Fraction(0), Fraction(10), Q) + ")",
+                problems)
+    elif key == "hindrance":
+        _number(v, where, Fraction(0), Fraction(10), Fraction(1), "a Hindrance DRM (" +
+                _words(Fraction(0), Fraction(10), Fraction(1)) + ")", problems)
+    elif group == "tem":
+        lo = Fraction(-10) if key == "air_burst" else Fraction(0)  # only Air Bursts worsen a TEM
+        _number(v, where, lo, Fraction(10), Fraction(1), "a TEM/DRM (" + _words(lo, Fraction(10), Fraction(1)) + ")",
+                problems)
+    else:
+        _number(v, where, Fraction(0), Fraction(100), Q, _words(Fraction(0), Fraction(100), Q), problems)
+
+
+def _check_param_value(where: str, name: str, v: Any, base: Any, vocab: tuple[str, ...],
+                       problems: list[str]) -> None:
+    if isinstance(base, bool):
+        if not isinstance(v, bool):
+            problems.append(f"{where}: expected true or false, got {_show_got(v)}")
+    elif isinstance(base, list):
+        if not isinstance(v, list):
+            problems.append(f"{where}: expected a list, got {_show_got(v)}")
+        elif all(isinstance(x, int) for x in base):  # months (grain_season, orchard_season, ...)
+            for i, x in enumerate(v):
+                if isinstance(x, bool) or not isinstance(x, int) or not 1 <= x <= 12:
+                    problems.append(f"{where}[{i}]: expected a month as a whole number 1-12, got {_show_got(x)}")
+        else:
+            for i, x in enumerate(v):
+                if x not in vocab:
+                    problems.append(f"{where}[{i}]: expected one of {', '.join(vocab)}; got {_show_got(x)}")
+    elif isinstance(base, str):
+        choices = _CHOICES.get(name, (base,))
+        if v not in choices:
+            only = "the only reading the engine implements" if len(choices) == 1 else "the readings the engine implements"
+            problems.append(f"{where}: expected {' or '.join(repr(c) for c in choices)} ({only}), got {_show_got(v)}")
+    elif "_drm" in name:
+        _number(v, where, Fraction(-10), Fraction(10), Fraction(1),
+                "a DRM (" + _words(Fraction(-10), Fraction(10), Fraction(1)) + ")", problems)
+    elif name.endswith("_tem"):
+        _number(v, where, Fraction(0), Fraction(10), Fraction(1),
+                "a TEM (" + _words(Fraction(0), Fraction(10), Fraction(1)) + ")", problems)
+    else:
+        lo, hi, step = _PARAM_RANGES.get(name, (Fraction(0), Fraction(100), Q))
+        _number(v, where, lo, hi, step, _words(lo, hi, step), problems)
+
+
+def _check_meta(where: str, d: dict[str, Any], problems: list[str]) -> None:
+    if "rule" not in d:
+        problems.append(f"{where}.rule: required key is missing (the rule the value comes from)")
+    elif not isinstance(d["rule"], str) or not d["rule"].strip():
+        problems.append(f"{where}.rule: expected a rule reference such as 'B13.4', got {_show_got(d['rule'])}")
+    if "tag" not in d:
+        problems.append(f"{where}.tag: required key is missing (S, V, R or U)")
+    elif d["tag"] not in ("S", "V", "R", "U"):
+        problems.append(f"{where}.tag: expected S, V, R or U, got {_show_got(d['tag'])}")
+    if "note" in d and not isinstance(d["note"], str):
+        problems.append(f"{where}.note: expected a string, got {_show_got(d['note'])}")
+
+
+def validate_chart_document(doc: dict[str, Any], base: dict[str, Any]) -> list[str]:
+    """Every problem of a chart document measured against the bundled one (``base``): unknown or missing
+    tables, entries, groups and keys, wrong types, values out of range, unknown names."""
+    problems: list[str] = []
+    for k in doc:
+        if k not in _TABLES:
+            problems.append(f"{k}: unknown table or key; expected some of {', '.join(_TABLES)}")
+    if "schema" not in doc:
+        problems.append("schema: required key is missing (schema = 1)")
+    elif isinstance(doc["schema"], bool) or doc["schema"] != 1:
+        problems.append(f"schema: expected 1, got {_show_got(doc['schema'])}")
+    terrain_names = tuple(base.get("terrain", {})) + ("water-obstacle",)
+    vocab_of = {"road_bonus_units": UNIT_CLASSES_MF + UNIT_CLASSES_MP, "road_bonus_lost_weather": _WEATHER,
+                "elevation_change_weather": _WEATHER, "frigid_water_depths": _DEPTHS}
+    for table in _TABLES[1:]:
+        if table not in doc:
+            problems.append(f"{table}: required table is missing")
+            continue
+        t, bt = doc[table], base[table]
+        if not isinstance(t, dict):
+            problems.append(f"{table}: expected a table, got {_show_got(t)}")
+            continue
+        for key in t:
+            if key not in bt:
+                problems.append(f"{table}.{key}: unknown entry; expected one of {', '.join(bt)}")
+        for key, b in bt.items():
+            where = f"{table}.{key}"
+            if key not in t:
+                problems.append(f"{where}: required entry is missing")
+                continue
+            e = t[key]
+            if not isinstance(e, dict):
+                problems.append(f"{where}: expected a table, got {_show_got(e)}")
+                continue
+            if table in ("terrain", "hexside"):
+                _check_entry(where, e, b, problems)
+            else:
+                for k in e:
+                    if k not in ("value", "rule", "tag", "note"):
+                        problems.append(f"{where}.{k}: unknown key; expected value, rule, tag, note")
+                _check_meta(where, e, problems)
+                if "value" not in e:
+                    problems.append(f"{where}.value: required key is missing")
+                elif table == "building_height":
+                    if isinstance(b["value"], bool):
+                        _check_param_value(f"{where}.value", key, e["value"], b["value"], (), problems)
+                    else:
+                        _number(e["value"], f"{where}.value", Fraction(0), Fraction(10), Q,
+                                "a height (" + _words(Fraction(0), Fraction(10), Q) + ")", problems)
+                else:
+                    vocab = vocab_of.get(key, terrain_names)
+                    _check_param_value(f"{where}.value", key, e["value"], b["value"], vocab, problems)
+    return problems
+
+
+def _check_entry(where: str, e: dict[str, Any], b: dict[str, Any], problems: list[str]) -> None:
+    for k in e:
+        if k != "name" and k not in b:
+            known = [g for g in _GROUPS if g in b]
+            problems.append(f"{where}.{k}: unknown key; this entry has name, {', '.join(known)}"
+                            + (" (the engines read no other group for it)" if k in _GROUPS else ""))
+    if not isinstance(e.get("name"), str):
+        problems.append(f"{where}.name: expected the terrain's name as a string, got {_show_got(e.get('name'))}")
+    for g in _GROUPS:
+        if g not in b:
+            continue
+        gw = f"{where}.{g}"
+        if g not in e:
+            problems.append(f"{gw}: required group is missing")
+            continue
+        grp, bgrp = e[g], b[g]
+        if not isinstance(grp, dict):
+            problems.append(f"{gw}: expected a table, got {_show_got(grp)}")
+            continue
+        _check_meta(gw, grp, problems)
+        for k, v in grp.items():
+            if k in ("rule", "tag", "note"):
+                continue
+            if k not in bgrp:
+                values = [x for x in bgrp if x not in ("rule", "tag", "note")]
+                problems.append(f"{gw}.{k}: unknown key; expected some of {', '.join(values)}")
+                continue
+            _check_group_value(f"{gw}.{k}", g, k, v, bgrp[k], problems)
+        for k in bgrp:
+            if k not in grp and k not in ("rule", "tag", "note"):
+                problems.append(f"{gw}.{k}: required key is missing")

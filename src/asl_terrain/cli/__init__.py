@@ -43,7 +43,7 @@ class State:
 @app.callback()
 def _root(
     debug: bool = typer.Option(False, "--debug", help="Show tracebacks of internal errors."),
-    chart: Optional[Path] = typer.Option(None, "--chart", help="A terrain chart TOML to use instead of the "
+    chart: Optional[Path] = typer.Option(None, "--chart", help="A terrain chart TOML merged over the "
                                          "bundled one (see `asl-terrain chart`)."),
 ) -> None:
     State.debug = debug
