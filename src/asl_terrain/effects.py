@@ -704,7 +704,7 @@ def _member(m: Map, target: Location, firer: Location | None, attack: str, unit:
         rng = r.range
         if not r.clear:
             bb = r.blocked_by
-            where = bb.where(m.prefix) if bb is not None else "?"
+            where = bb.where(m.names) if bb is not None else "?"
             what = bb.terrain if bb is not None else "an obstacle"
             rule = bb.rule if bb is not None else "A6.1"
             return _Member(firer, False, f"no LOS from {m.name_of(firer)} to {m.name_of(aim)}: blocked by {what} "

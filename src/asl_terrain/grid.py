@@ -42,6 +42,7 @@ from .errors import BadName, NotAdjacent
 __all__ = [
     "Hex",
     "Hexside",
+    "Naming",
     "Point",
     "Span",
     "Trace",
@@ -649,6 +650,50 @@ def locate(p: Point) -> Hex | Vertex:
     if x % 3 == 0:
         return _hex_at(x, y)
     return _vertex_at(x, y)
+
+
+# ------------------------------------------------------------------------------------------- naming
+
+
+class Naming:
+    """How a map prints the names of its hexes, hexsides and vertices: with the map's prefix once at the
+    start (``1Y10``, ``HrN17-O17``). A layout of several boards names each hex by its board instead
+    (``asl_terrain.model.BoardNaming``: ``2K5``, ``2K5-2K6``); every name it prints parses back.
+
+    >>> n = Naming("Hr")
+    >>> n.hex(Hex.parse("N17")), n.hexside(Hexside.parse("N17-O17")), str(n)
+    ('HrN17', 'HrN17-O17', 'Hr')
+    """
+
+    __slots__ = ("prefix",)
+
+    def __init__(self, prefix: str = "") -> None:
+        self.prefix = prefix
+
+    def hex(self, h: Hex) -> str:
+        return self.prefix + h.name
+
+    def hexside(self, hs: Hexside) -> str:
+        return self.prefix + hs.name
+
+    def vertex(self, v: Vertex) -> str:
+        return self.prefix + v.name
+
+    def after_at(self, x: Hexside | Vertex) -> str:
+        """The hexside or vertex after a Location's ``@`` (``N17@N17-O17``): the prefix is said once, at
+        the start of the Location's name."""
+        return x.name
+
+    def __str__(self) -> str:
+        return self.prefix
+
+    def __repr__(self) -> str:
+        return f"Naming({self.prefix!r})"
+
+
+def naming(p: str | Naming) -> Naming:
+    """``p`` as a :class:`Naming` (a prefix string names with that prefix)."""
+    return p if isinstance(p, Naming) else Naming(p)
 
 
 # ------------------------------------------------------------------------------------------- drawing

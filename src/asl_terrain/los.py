@@ -50,7 +50,7 @@ from typing import Any, Literal, Protocol, TypeAlias
 from . import grid
 from .chart import Chart, default_chart
 from .errors import ChartError, QueryError
-from .grid import Hex, Hexside, Point, Trace
+from .grid import Hex, Hexside, Naming, Point, Trace, naming
 from .model import Conditions, HexTerrain, Location, Map
 from .rulings import Item, distinct, fmt, num
 
@@ -125,12 +125,13 @@ class BlockedBy:
     hexside: Hexside | None = None
     t: float = 0.0
 
-    def to_json(self, prefix: str = "") -> dict[str, Any]:
+    def to_json(self, prefix: str | Naming = "") -> dict[str, Any]:
+        n = naming(prefix)
         out: dict[str, Any] = {}
         if self.hex is not None:
-            out["hex"] = prefix + self.hex.name
+            out["hex"] = n.hex(self.hex)
         if self.hexside is not None:
-            out["hexside"] = prefix + self.hexside.name
+            out["hexside"] = n.hexside(self.hexside)
         out["terrain"] = self.terrain
         out["rule"] = self.rule
         return out
@@ -138,10 +139,11 @@ class BlockedBy:
     def get(self, key: str, default: Any = None) -> Any:
         return self.to_json().get(key, default)
 
-    def where(self, prefix: str = "") -> str:
+    def where(self, prefix: str | Naming = "") -> str:
+        n = naming(prefix)
         if self.hexside is not None:
-            return prefix + self.hexside.name
-        return prefix + self.hex.name if self.hex is not None else "?"
+            return n.hexside(self.hexside)
+        return n.hex(self.hex) if self.hex is not None else "?"
 
 
 @dataclass(frozen=True, slots=True)
@@ -153,8 +155,8 @@ class Hindrance:
     drm: int
     rule: str
 
-    def to_json(self, prefix: str = "") -> dict[str, Any]:
-        return {"hex": prefix + self.hex.name, "what": self.what, "drm": self.drm, "rule": self.rule}
+    def to_json(self, prefix: str | Naming = "") -> dict[str, Any]:
+        return {"hex": naming(prefix).hex(self.hex), "what": self.what, "drm": self.drm, "rule": self.rule}
 
     def get(self, key: str, default: Any = None) -> Any:
         return self.to_json().get(key, default)
@@ -188,7 +190,7 @@ class LosRuling:
     roadblocks_crossed: tuple[Hexside, ...] = ()
     decided_by: tuple[str, ...] = ()
     notes: tuple[str, ...] = ()
-    prefix: str = ""
+    prefix: str | Naming = ""  # the map's prefix, or its Naming (a layout's board names)
 
     @property
     def block_point(self) -> tuple[float, float] | None:
@@ -210,7 +212,7 @@ class LosRuling:
                          *((self.blocked_by.rule,) if self.blocked_by else ())])
 
     def explain(self) -> str:
-        p = self.prefix
+        p = naming(self.prefix)
         ea, eb = self.elevations
 
         def end(loc: Location, e: Fraction, up: bool) -> str:
@@ -226,7 +228,7 @@ class LosRuling:
             assert bb is not None
             s.append(f"blocked by {bb.terrain} at {bb.where(p)} ({bb.rule}).")
         for h in self.hindrances:
-            s.append(f"{h.what} in {p}{h.hex.name}: +{h.drm} ({h.rule}).")
+            s.append(f"{h.what} in {p.hex(h.hex)}: +{h.drm} ({h.rule}).")
         if self.up_slope[0] or self.up_slope[1]:
             s.append("An Up-Slope end counts ¾ level higher to this LOS (P2.3).")
         if self.height_advantage:
@@ -238,7 +240,7 @@ class LosRuling:
         return " ".join(s)
 
     def to_json(self) -> dict[str, Any]:
-        p = self.prefix
+        p = naming(self.prefix)
         tr = self.trace
         return {
             "kind": "los",
@@ -255,11 +257,11 @@ class LosRuling:
             "blind": self.blind,
             "elevations": {"from": num(self.elevations[0]), "to": num(self.elevations[1])},
             "items": [i.to_json("drm") for i in self.items],
-            "roadblocks_crossed": [p + hs.name for hs in self.roadblocks_crossed],
-            "hexes": [p + h.name for h in tr.hexes if h.row >= 0 and h.col >= 0],
-            "crossed": [p + hs.name for _, hs in tr.crossed if _named(hs.hexes)],
-            "along": [p + hs.name for _, _, hs in tr.along if _named(hs.hexes)],
-            "vertices": [p + v.name for _, v in tr.vertices if _named(v.hexes)],
+            "roadblocks_crossed": [p.hexside(hs) for hs in self.roadblocks_crossed],
+            "hexes": [p.hex(h) for h in tr.hexes if h.row >= 0 and h.col >= 0],
+            "crossed": [p.hexside(hs) for _, hs in tr.crossed if _named(hs.hexes)],
+            "along": [p.hexside(hs) for _, _, hs in tr.along if _named(hs.hexes)],
+            "vertices": [p.vertex(v) for _, v in tr.vertices if _named(v.hexes)],
             "rules": list(self.rules()),
             "explain": self.explain(),
         }
@@ -279,7 +281,7 @@ class ViewshedRuling:
     level: int | None
     visible: tuple[tuple[Location, int], ...]
     considered: int
-    prefix: str = ""
+    prefix: str | Naming = ""
     decided_by: tuple[str, ...] = ("A6.1", "A6.2", "A6.4", "A6.7")
 
     def as_dict(self) -> dict[Location, int]:
@@ -289,14 +291,14 @@ class ViewshedRuling:
         return self.decided_by
 
     def explain(self) -> str:
-        p = self.prefix
+        p = naming(self.prefix)
         where = "ground level" if self.level is None else f"building level {self.level} where there is one"
         hindered = sum(1 for _, d in self.visible if d)
         return (f"{self.origin.text(p)} sees {len(self.visible)} of the {self.considered} other hexes' Locations "
                 f"({where}); {hindered} of them through Hindrances (A6.1, A6.2, A6.4, A6.7).")
 
     def to_json(self) -> dict[str, Any]:
-        p = self.prefix
+        p = naming(self.prefix)
         return {
             "kind": "viewshed",
             "from": self.origin.text(p),
@@ -760,8 +762,7 @@ class _Tables:
         if loc.bypass is not None and loc.vertex is None:
             v0 = loc.bypass.vertices()
             raise QueryError(f"{m.name_of(loc)} is a Bypass position along a hexside; a LOS is traced from a "
-                             f"vertex (A4.34): name it, e.g. {m.prefix}{loc.hex.name}@"
-                             f"{'-'.join(h.name for h in v0[0].hexes)}")
+                             f"vertex (A4.34): name it, e.g. {m.name_of(Location(loc.hex, vertex=v0[0]))}")
         t = m.terrain(loc.hex)
         elev = location_elevation_q(t, loc, self.chart)
         if loc.place == "culvert":
@@ -1704,10 +1705,10 @@ def los(m: Map, a: Location, b: Location, *, chart: Chart | None = None,
 
 def _ruling(tab: _Tables, A: _End, B: _End, out: _Outcome, ea: int, eb: int, up_a: bool, up_b: bool,
             bl: bool) -> LosRuling:
-    prefix = tab.m.prefix
+    prefix = tab.m.names
     if out.hinds:
         hinds = tuple(Hindrance(tab.hex_of(i), what, d, rule) for _, i, d, what, rule in out.hinds)
-        items = tuple(Item(Fraction(h.drm), f"{h.what} in {prefix}{h.hex.name}", h.rule) for h in hinds)
+        items = tuple(Item(Fraction(h.drm), f"{h.what} in {prefix.hex(h.hex)}", h.rule) for h in hinds)
     else:
         hinds, items = (), ()
     blocked = None
@@ -1729,7 +1730,7 @@ def _ruling(tab: _Tables, A: _End, B: _End, out: _Outcome, ea: int, eb: int, up_
     if out.roadblocks:
         crossed = tuple(hs for _, hs in out.roadblocks)
         notes += ("The LOS crosses the Narrow Street roadblock on "
-                  + ", ".join(prefix + hs.name for hs in crossed) + " (P5.141).",)
+                  + ", ".join(prefix.hexside(hs) for hs in crossed) + " (P5.141).",)
     return LosRuling(A.loc, B.loc, out.clear, blocked, hinds, out.drm, tab.dist(A.idx, B.idx), ha, (up_a, up_b),
                      out.blind, bl, items, (_lv(ea), _lv(eb)), A.point, B.point, crossed, tuple(rules), notes, prefix)
 
@@ -1765,4 +1766,4 @@ def viewshed(m: Map, a: Location, *, level: int | None = None, chart: Chart | No
         out = _decide(tab, A, B, ent, False)[0]
         if out.clear:
             vis.append((loc, out.drm))
-    return ViewshedRuling(a, level, tuple(vis), len(targets), m.prefix)
+    return ViewshedRuling(a, level, tuple(vis), len(targets), m.names)

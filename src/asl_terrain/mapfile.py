@@ -19,7 +19,7 @@ from typing import Annotated, Any, Literal, Union
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from .errors import AslTerrainError, MapError
-from .grid import Hex, Hexside, Vertex, column_index, column_label
+from .grid import Hex, Hexside, Vertex, column_index, column_label, parse_hex_name
 
 FORMAT = "asl-terrain/1"
 
@@ -149,6 +149,7 @@ class BoardPlacementModel(_Strict):
     row: int = Field(0, ge=0)  # the map row of the board's row 0 (even)
     columns: int = Field(33, ge=1)  # the board's size in hexes (columns; rows of its A, C, E ... columns)
     rows: int = Field(10, ge=1)
+    flipped: bool = False  # rotated 180° (VASL's "r05"): its hex names stay those printed on it
 
 
 class DepictionModel(_Strict):
@@ -240,49 +241,66 @@ class Grid:
 class _Checker:
     """Collects semantic problems with their key paths."""
 
-    def __init__(self, grid: Grid, prefix: str) -> None:
+    def __init__(self, grid: Grid, prefix: str, boards: dict[str, BoardPlacementModel] | None = None) -> None:
         self.grid = grid
         self.prefix = prefix
+        self.boards = boards or {}  # a layout's board prefixes: counters and units may name hexes by board
         self.problems: list[str] = []
 
     def add(self, where: str, msg: str) -> None:
         self.problems.append(f"{where}: {msg}")
 
-    def _strip(self, text: str, where: str) -> str | None:
-        # "StN17" and "N17" name the same hex; another map's prefix is an error
-        from .grid import parse_hex_name
-
+    def _strip(self, text: str, where: str, board_ok: bool = False) -> str | None:
+        # "StN17" and "N17" name the same hex; another map's prefix is an error (a board's, where allowed)
         try:
             prefix, _ = parse_hex_name(text)
         except AslTerrainError as e:
             self.add(where, str(e))
             return None
-        if prefix and prefix != self.prefix:
-            self.add(where, f"{text!r} has prefix {prefix!r}, but this map's prefix is {self.prefix!r}")
+        if prefix and prefix != self.prefix and (not board_ok or prefix not in self.boards):
+            self.add(where, f"{text!r} has prefix {prefix!r}, but this map's prefix is {self.prefix!r}"
+                     + (f" (board prefixes: {', '.join(self.boards)})" if board_ok and self.boards else ""))
             return None
         return text
 
-    def hex(self, text: str, where: str) -> Hex | None:
-        if self._strip(text, where) is None:
+    def hex(self, text: str, where: str, board_ok: bool = False) -> Hex | None:
+        if self._strip(text, where, board_ok) is None:
             return None
-        h = Hex.parse(text)
+        prefix, h = parse_hex_name(text)
+        b = self.boards.get(prefix) if prefix != self.prefix else None
+        if b is not None:
+            # a board's own name; where it lies on the map is model.BoardPlacement's to decide
+            local_ok = 0 <= h.col < b.columns and (0 if h.col % 2 else 1) <= h.row <= b.rows
+            if not local_ok:
+                self.add(where, f"hex {text!r} is not on board {prefix} ({b.archive})")
+                return None
+            return h
         if h not in self.grid:
             self.add(where, f"hex {text!r} is off the map ({self.grid.describe()})")
             return None
         return h
 
-    def hexside(self, text: str, where: str) -> Hexside | None:
+    def hexside(self, text: str, where: str, board_ok: bool = False) -> Hexside | None:
         parts = text.split("-")
         if len(parts) != 2:
             self.add(where, f"{text!r} is not a hexside; expected two adjacent hexes such as 'N17-O17'")
             return None
-        hs = [self.hex(p, where) for p in parts]
+        hs = [self.hex(p, where, board_ok) for p in parts]
         if hs[0] is None or hs[1] is None:
             return None
+        if board_ok and any(self._board_named(p) for p in parts):
+            return None  # board-named: placed (and checked for adjacency) by the model
         if not hs[0].is_adjacent(hs[1]):
             self.add(where, f"hexside {text!r}: {parts[0]} and {parts[1]} are not adjacent")
             return None
         return Hexside.of(hs[0], hs[1])
+
+    def _board_named(self, text: str) -> bool:
+        try:
+            prefix = parse_hex_name(text)[0]
+        except AslTerrainError:
+            return False
+        return bool(prefix) and prefix != self.prefix and prefix in self.boards
 
     def vertex(self, text: str, where: str) -> Vertex | None:
         parts = text.split("-")
@@ -332,7 +350,7 @@ def parse_map_data(data: Any, source: str = "<map>") -> tuple[MapFile, Grid]:
     if problems:
         raise MapError(_summary(source, problems), problems=problems, source=source)
     grid = Grid(c0, c1, mf.rows[0], mf.rows[1])
-    check = _Checker(grid, mf.prefix)
+    check = _Checker(grid, mf.prefix, {b.prefix: b for b in mf.depiction.board if b.prefix} if mf.depiction else None)
     _check_blocks(mf, check)
     _check_depiction(mf, check)
     if check.problems:
@@ -365,10 +383,10 @@ def _check_blocks(mf: MapFile, check: _Checker) -> None:
                     check.add(f"{where}.arrow", f"vertex {c.arrow!r} is not a vertex of hexside {c.hexside!r}; "
                                                 "the arrow points to one of its two vertices (P5.141)")
         else:
-            h = check.hex(c.at, f"{where}.at")
+            h = check.hex(c.at, f"{where}.at", board_ok=True)
             bypass = getattr(c, "bypass", None)
             if bypass is not None and h is not None:
-                hs = check.hexside(bypass, f"{where}.bypass")
+                hs = check.hexside(bypass, f"{where}.bypass", board_ok=True)
                 if hs is not None and h not in hs.hexes:
                     check.add(f"{where}.bypass", f"hexside {bypass!r} is not a hexside of {c.at!r}")
 

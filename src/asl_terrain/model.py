@@ -19,7 +19,7 @@ from typing import Any, Iterator, Literal, Mapping
 from pydantic import ValidationError
 
 from .errors import AslTerrainError, BadName, MapError, NotAdjacent, UnknownLocation
-from .grid import Hex, Hexside, Vertex, parse_hex_name
+from .grid import Hex, Hexside, Naming, Vertex, naming, parse_hex_name
 from .mapfile import (
     ConditionsModel,
     Grid,
@@ -203,17 +203,19 @@ class Location:
         """The hex's base Location, not in Bypass."""
         return self.level == 0 and self.place == "" and not self.is_bypass
 
-    def text(self, prefix: str = "") -> str:
-        """The canonical name, with the map's prefix once at the start."""
-        s = prefix + self.hex.name
+    def text(self, prefix: str | Naming = "") -> str:
+        """The canonical name: with the map's prefix once at the start, or named as a :class:`Naming`
+        names hexes (on a layout, by board: ``2K5/1``, ``2K5@2K5-2K6``)."""
+        n = naming(prefix)
+        s = n.hex(self.hex)
         if self.place:
             s += "/" + self.place
         elif self.level:
             s += f"/{self.level}"
         if self.vertex is not None:
-            s += "@" + "-".join(h.name for h in self.vertex.hexes)
+            s += "@" + n.after_at(self.vertex)
         elif self.bypass is not None:
-            s += "@" + self.bypass.name
+            s += "@" + n.after_at(self.bypass)
         return s
 
     def __str__(self) -> str:
@@ -235,13 +237,69 @@ class BoardPlacement:
     row: int = 0
     columns: int = 33
     rows: int = 10
+    flipped: bool = False
 
     def contains(self, local: Hex) -> bool:
         """Whether a hex in the board's own coordinates is on the board (odd columns also hold row 0)."""
         return 0 <= local.col < self.columns and (0 if local.col % 2 else 1) <= local.row <= self.rows
 
+    def _turned(self, h: Hex) -> Hex:
+        # 180° about the board's centre: in grid.py's scaled y (2 * row + col % 2) the centres span
+        # 1 .. 2 * rows + 1, so y turns into 2 * rows + 2 - y (its own inverse)
+        c = self.columns - 1 - h.col
+        return Hex(c, (2 * self.rows + 2 - 2 * h.row - h.col % 2 - c % 2) // 2)
+
     def to_map(self, local: Hex) -> Hex:
-        return Hex(local.col + self.column, local.row + self.row)
+        """The map hex of the board's own hex ``local`` (a flipped board's A1 is at its lower right)."""
+        h = self._turned(local) if self.flipped else local
+        return Hex(h.col + self.column, h.row + self.row)
+
+    def from_map(self, h: Hex) -> Hex | None:
+        """The board's own hex at map hex ``h``, or None when ``h`` is not on this board."""
+        local = Hex(h.col - self.column, h.row - self.row)
+        if self.flipped:
+            local = self._turned(local)
+        return local if self.contains(local) else None
+
+
+class BoardNaming(Naming):
+    """Names on a layout of boards, as players say them: each hex by its board's prefix and the hex's
+    name printed on that board (``2K5``; hexsides ``2K5-2K6``, vertices ``2K5-2K6-2L6``, Locations
+    ``2K5/1`` and ``2K5@2K5-2K6``). Where two boards' half hexes are merged into one hex (A2.2), the
+    hex is named by the board that comes first in the layout (the upper board, then the left one):
+    ``1GG5``, which ``2A5`` also names. A hex on no board keeps its name on the map's grid."""
+
+    __slots__ = ("boards", "_cache")
+
+    def __init__(self, prefix: str, boards: tuple[BoardPlacement, ...]) -> None:
+        super().__init__(prefix)
+        self.boards = tuple(b for b in boards if b.prefix)
+        self._cache: dict[Hex, str] = {}
+
+    def hex(self, h: Hex) -> str:
+        got = self._cache.get(h)
+        if got is None:
+            for b in self.boards:
+                local = b.from_map(h)
+                if local is not None:
+                    got = b.prefix + local.name
+                    break
+            else:
+                got = self.prefix + h.name
+            self._cache[h] = got
+        return got
+
+    def hexside(self, hs: Hexside) -> str:
+        return "-".join(self.hex(h) for h in hs.hexes)
+
+    def vertex(self, v: Vertex) -> str:
+        return "-".join(self.hex(h) for h in v.hexes)
+
+    def after_at(self, x: Hexside | Vertex) -> str:
+        return self.hexside(x) if isinstance(x, Hexside) else self.vertex(x)
+
+    def __repr__(self) -> str:
+        return f"BoardNaming({self.prefix!r}, {', '.join(b.prefix for b in self.boards)})"
 
 
 @dataclass(frozen=True, slots=True)
@@ -274,6 +332,9 @@ class Map:
                  depiction: Depiction | None = None) -> None:
         self.depiction = depiction if depiction is not None else Depiction()
         self._board_prefixes = {b.prefix: b for b in self.depiction.boards if b.prefix}
+        # a layout (no map prefix, boards with their own) names hexes by board; a single board keeps 1Y10
+        self.names: Naming = (BoardNaming(prefix, self.depiction.boards) if self._board_prefixes and not prefix
+                              else Naming(prefix))
         self.name = name
         self.prefix = prefix
         self.grid = grid
@@ -329,7 +390,7 @@ class Map:
         t = self._hexes.get(h)
         if t is None:
             if h not in self.grid:
-                raise UnknownLocation(f"hex {self.prefix}{h.name} is not on map {self.name!r} "
+                raise UnknownLocation(f"hex {self.names.hex(h)} is not on map {self.name!r} "
                                       f"({self.grid.describe()})")
             t = self._default
             t = replace(t, hex=h)
@@ -421,9 +482,9 @@ class Map:
         """``loc`` if it exists on this map; else :class:`UnknownLocation` saying which do."""
         t = self.terrain(loc.hex)
         if loc.base() not in self.locations(loc.hex):
-            have = ", ".join(x.text(self.prefix) for x in self.locations(loc.hex))
-            raise UnknownLocation(f"Location {loc.base().text(self.prefix)} does not exist; "
-                                  f"hex {self.prefix}{loc.hex.name} ({_describe(t)}) has: {have}")
+            have = ", ".join(x.text(self.names) for x in self.locations(loc.hex))
+            raise UnknownLocation(f"Location {loc.base().text(self.names)} does not exist; "
+                                  f"hex {self.names.hex(loc.hex)} ({_describe(t)}) has: {have}")
         return loc
 
     def parse_hex(self, text: str) -> Hex:
@@ -562,10 +623,12 @@ class Map:
     def name_of(self, x: Hex | Hexside | Vertex | Location) -> str:
         """The canonical name of a hex, hexside, vertex or Location, with the map's prefix once."""
         if isinstance(x, Location):
-            return x.text(self.prefix)
+            return x.text(self.names)
         if isinstance(x, Vertex):
-            return self.prefix + "-".join(h.name for h in x.hexes)
-        return self.prefix + x.name
+            return self.names.vertex(x)
+        if isinstance(x, Hexside):
+            return self.names.hexside(x)
+        return self.names.hex(x)
 
     def describe_hex(self, h: Hex) -> str:
         return _describe(self.terrain(h))
@@ -636,8 +699,22 @@ def _build(mf: MapFile, grid: Grid, source: str) -> Map:
                     problems.append(f"hexside {mf.prefix}{hs.name}: culvert = true but {mf.prefix}{h.name} is "
                                     "not a stream hex (P4.22)")
         hexsides[hs] = t_hs
+    depiction = None
+    if mf.depiction is not None:
+        d = mf.depiction
+        base_dir = str(Path(source).resolve().parent) if Path(source).exists() else ""
+        depiction = Depiction(d.kind, tuple(BoardPlacement(b.archive, b.prefix, b.column, b.row, b.columns, b.rows,
+                                                           b.flipped) for b in d.board), d.terrain_table, base_dir)
+    boards = {b.prefix: b for b in depiction.boards if b.prefix} if depiction is not None else {}
+
+    def at_hex(text: str) -> Hex:
+        # a counter may name its hex by board on a layout ("2K5"); mapfile checked that the board has it
+        prefix, h = parse_hex_name(text)
+        b = boards.get(prefix) if prefix and prefix != mf.prefix else None
+        return b.to_map(h) if b is not None else h
+
     counters: list[Counter] = []
-    for c in mf.counter:
+    for i, c in enumerate(mf.counter):
         if isinstance(c, RoadblockCounter):
             a, b = c.hexside.split("-")
             hs = Hexside.of(Hex.parse(a), Hex.parse(b))
@@ -647,11 +724,14 @@ def _build(mf: MapFile, grid: Grid, source: str) -> Map:
                 arrow = Vertex.of(Hex.parse(x), Hex.parse(y), Hex.parse(z))
             counters.append(Counter("roadblock", hexside=hs, arrow=arrow))
             continue
-        at = Hex.parse(c.at)
+        at = at_hex(c.at)
         bypass = None
         if isinstance(c, (WreckCounter, VehicleCounter)) and c.bypass is not None:
-            a, b = c.bypass.split("-")
-            bypass = Hexside.of(Hex.parse(a), Hex.parse(b))
+            h1, h2 = (at_hex(x) for x in c.bypass.split("-"))
+            if not h1.is_adjacent(h2) or at not in (h1, h2):
+                problems.append(f"counter[{i}].bypass: {c.bypass!r} is not a hexside of {c.at!r}")
+                continue
+            bypass = Hexside.of(h1, h2)
         if isinstance(c, SmokeCounter):
             counters.append(Counter("smoke", at=at, strength=c.strength))
         elif isinstance(c, ResidualFpCounter):
@@ -669,12 +749,6 @@ def _build(mf: MapFile, grid: Grid, source: str) -> Map:
                f"{source}: {len(problems)} problems:\n" + "\n".join(f"  - {p}" for p in problems))
         raise MapError(msg, problems=problems, source=source)
     cond = Conditions(mf.conditions.month, mf.conditions.weather, mf.conditions.frigid)
-    depiction = None
-    if mf.depiction is not None:
-        d = mf.depiction
-        base_dir = str(Path(source).resolve().parent) if Path(source).exists() else ""
-        depiction = Depiction(d.kind, tuple(BoardPlacement(b.archive, b.prefix, b.column, b.row, b.columns, b.rows)
-                                            for b in d.board), d.terrain_table, base_dir)
     m = Map(mf.name or Path(source).stem, mf.prefix, grid, cond, hexes, hexsides, tuple(counters), source,
             depiction)
     m._default = default

@@ -43,7 +43,7 @@ from typing import Any
 
 from .chart import Chart, default_chart
 from .errors import NotAdjacent, QueryError, UnknownLocation
-from .grid import Hex, Hexside, Vertex
+from .grid import Hex, Hexside, Naming, Vertex, naming
 from .model import Conditions, HexsideTerrain, HexTerrain, Location, Map
 from .rulings import Item, distinct, fmt, num
 from .units import Unit
@@ -113,7 +113,7 @@ class MoveRuling:
     bog: bool = False
     weather_elevation: bool = False
     notes: tuple[str, ...] = ()
-    prefix: str = ""
+    prefix: str | Naming = ""
 
     def rules(self) -> tuple[str, ...]:
         """The distinct rule references of the items (and the forbidding rule), in order."""
@@ -161,7 +161,7 @@ class MoveRuling:
             "keeps_road_bonus": self.keeps_road_bonus,
         }
         if self.bypass is not None:
-            out["bypass"] = self.prefix + self.bypass.name
+            out["bypass"] = naming(self.prefix).hexside(self.bypass)
         if self.all_mf:
             out["all"] = True
         if self.bog:
@@ -192,7 +192,7 @@ class PathRuling:
     start: Location
     reason: str | None = None
     forbidden_by: str | None = None
-    prefix: str = ""
+    prefix: str | Naming = ""
 
     def rules(self) -> tuple[str, ...]:
         """The distinct rule references of the steps, the road bonus (B3.4) and the forbidding rule."""
@@ -268,7 +268,7 @@ class ReachRuling:
     units: str
     reached: tuple[Reached, ...]
     rules_used: tuple[str, ...] = ()
-    prefix: str = ""
+    prefix: str | Naming = ""
 
     @property
     def costs(self) -> dict[str, Fraction]:
@@ -443,13 +443,13 @@ def road_bonus_spoilers(m: Map, h: Hex) -> list[str]:
     if not cs and m.terrain(h).terrain != "rubble":
         return out
     if m.smoke(h):
-        out.append(f"SMOKE in {m.prefix}{h.name}")
+        out.append(f"SMOKE in {m.name_of(h)}")
     if m.mines(h):
-        out.append(f"mines in {m.prefix}{h.name}")
+        out.append(f"mines in {m.name_of(h)}")
     if any(c.type == "wreck" and c.burning and c.at == h for c in cs):
-        out.append(f"a burning wreck in {m.prefix}{h.name}")
+        out.append(f"a burning wreck in {m.name_of(h)}")
     if road_negated(m, h):
-        out.append(f"rubble in {m.prefix}{h.name}")
+        out.append(f"rubble in {m.name_of(h)}")
     return out
 
 
@@ -482,12 +482,12 @@ def narrow_street_bypass_blocked(m: Map, hs: Hexside) -> str | None:
     for h in hs.hexes:
         if h not in m:
             continue
-        name = m.prefix + h.name
+        name = m.name_of(h)
         for c in m.counters_at(h):
             if c.at != h:
                 continue
             if c.type in ("vehicle", "wreck") and c.bypass == hs:
-                return f"a {c.type} is already in Bypass along {m.prefix}{hs.name} (in {name})"
+                return f"a {c.type} is already in Bypass along {m.name_of(hs)} (in {name})"
             if c.type == "blaze":
                 return f"a Blaze in {name}"
             if c.type == "wreck" and c.burning and (c.bypass is None or c.bypass == hs):
@@ -514,7 +514,7 @@ def culvert_entry_problem(m: Map, frm: Location, to: Hex) -> tuple[str, str] | N
     """Why entering the Stream Culvert of ``to`` from ``frm`` is NA (P4.21), or None: entry only from IN
     an ADJACENT stream (or Stream Culvert) Location, never when the stream is flooded."""
     t = m.terrain(to)
-    name = m.prefix + to.name
+    name = m.name_of(to)
     if not t.culvert:
         return (f"{name} has no Stream Culvert", "P4.2")
     if t.stream == "flooded":
@@ -523,7 +523,7 @@ def culvert_entry_problem(m: Map, frm: Location, to: Hex) -> tuple[str, str] | N
         return ("a Stream Culvert is entered only from IN an ADJACENT stream or culvert Location, not from its own "
                 "hex"), "P4.21"
     if not frm.hex.is_adjacent(to):
-        return (f"{m.prefix}{frm.hex.name} is not adjacent to {name}", "P4.21")
+        return (f"{m.name_of(frm.hex)} is not adjacent to {name}", "P4.21")
     ft = m.terrain(frm.hex)
     hst = m.hexside(Hexside.of(frm.hex, to))
     if frm.place == "culvert":
@@ -542,14 +542,14 @@ def crest_status_problem(m: Map, h: Hex, hs: Hexside | None) -> tuple[str, str] 
     Culvert hex, nor along a stream-and-Stream-Culvert hexside)."""
     t = m.terrain(h)
     if t.culvert:
-        return (f"Crest status cannot be gained in a Stream Culvert hex ({m.prefix}{h.name})", "P4.22")
+        return (f"Crest status cannot be gained in a Stream Culvert hex ({m.name_of(h)})", "P4.22")
     if hs is not None:
         hst = m.hexside(hs)
         if hst.stream and hst.culvert:
-            return (f"Crest status cannot be gained along stream-and-Stream-Culvert hexside {m.prefix}{hs.name}",
+            return (f"Crest status cannot be gained along stream-and-Stream-Culvert hexside {m.name_of(hs)}",
                     "P4.22")
     if t.stream == "flooded":
-        return (f"the stream in {m.prefix}{h.name} is flooded: a water obstacle, not a depression", "B20.44")
+        return (f"the stream in {m.name_of(h)} is flooded: a water obstacle, not a depression", "B20.44")
     return None
 
 
@@ -656,7 +656,7 @@ class _Mover:
         self.allowance = allowance
         self.dash = dash
         self.rout = rout
-        self.prefix = m.prefix
+        self.prefix = m.names
         self.cls = unit.chart_class
         self.pays_mp = unit.pays_mp
         self.units = unit.units
@@ -733,7 +733,7 @@ class _Mover:
         """The canonical name of a hex, hexside or Location, with the map's prefix (cached)."""
         got = self._names.get(x)
         if got is None:
-            got = x.text(self.prefix) if isinstance(x, Location) else self.prefix + x.name
+            got = x.text(self.prefix) if isinstance(x, Location) else self.m.name_of(x)
             self._names[x] = got
         return got
 
@@ -743,7 +743,7 @@ class _Mover:
             return ""
         got = self._names.get(v)
         if got is None:
-            got = self.prefix + v.name
+            got = self.prefix.vertex(v)
             self._names[v] = got
         return got
 
@@ -1726,7 +1726,7 @@ def _loc(m: Map, x: Location | str, key: str) -> Location:
             raise type(e)(f"{key}: {e}") from None
     if loc.is_bypass and (loc.level or loc.place):
         raise QueryError(f"{key}: a unit in Bypass is at ground level (A4.3); expected a Bypass position such as "
-                         f"{m.prefix}{loc.hex.name}@... without '/{loc.place or loc.level}'")
+                         f"{m.name_of(loc.hex)}@... without '/{loc.place or loc.level}'")
     return loc
 
 
@@ -1809,8 +1809,8 @@ def move_cost(m: Map, unit: Unit | str | Mapping[str, Any] | None, frm: Location
     dv = m.parse_vertex(declared_vertex) if isinstance(declared_vertex, str) else declared_vertex
     if (dv is not None and t is not None and not t.is_bypass and t.hex != f.hex and f.hex.is_adjacent(t.hex)
             and dv not in Hexside.of(f.hex, t.hex).vertices()):
-        raise QueryError(f"declared_vertex: {m.prefix}{dv.name} is not a vertex of hexside "
-                         f"{m.prefix}{Hexside.of(f.hex, t.hex).name}")
+        raise QueryError(f"declared_vertex: {m.name_of(dv)} is not a vertex of hexside "
+                         f"{m.name_of(Hexside.of(f.hex, t.hex))}")
     _check_vca(mv, vca, f, t, hs)
     r = mv.move(f, t, bypass=hs, in_hex=ih, to_vertex=tv, road_rate=road_rate, protection=protection,
                 declared_vertex=dv)
@@ -1925,7 +1925,7 @@ def path(m: Map, unit: Unit | str | Mapping[str, Any] | None, steps: Sequence[An
         if not r.allowed or r.cost is None:
             return PathRuling(False, None, mv.units, False, mv.allowance, tuple(rulings), start,
                               f"step {i} ({mv.n(pos)} to {mv.n(r.to) if r.to else '?'}): {r.reason}", r.forbidden_by,
-                              m.prefix)
+                              m.names)
         total += r.cost
         bonus = bonus and r.keeps_road_bonus
         assert r.to is not None
@@ -1937,8 +1937,8 @@ def path(m: Map, unit: Unit | str | Mapping[str, Any] | None, steps: Sequence[An
                + ("" if road_bonus else (f" ({mv.bonus_spoiled_by})" if mv.bonus_spoiled_by and rulings else
                                           f" ({_road_bonus_lost(m, mv, rulings)})" if rulings else "")))
         return PathRuling(False, total, mv.units, road_bonus, allow, tuple(rulings), start, why,
-                          "B3.4" if not road_bonus and mv.bonus_unit else "A4.1", m.prefix)
-    return PathRuling(True, total, mv.units, road_bonus, allow, tuple(rulings), start, None, None, m.prefix)
+                          "B3.4" if not road_bonus and mv.bonus_unit else "A4.1", m.names)
+    return PathRuling(True, total, mv.units, road_bonus, allow, tuple(rulings), start, None, None, m.names)
 
 
 def _road_bonus_lost(m: Map, mv: _Mover, rulings: Sequence[MoveRuling]) -> str:
@@ -2105,7 +2105,7 @@ def reach(m: Map, unit: Unit | str | Mapping[str, Any] | None, start: Location |
                 rules.extend(move_cost(m, mv.unit, s, Location(n), conditions=mv.cond, chart=mv.chart).rules())
             except QueryError:
                 continue
-    return ReachRuling(s, mv.allowance, mv.units, tuple(reached), distinct(rules), m.prefix)
+    return ReachRuling(s, mv.allowance, mv.units, tuple(reached), distinct(rules), m.names)
 
 
 def vca_change(m: Map, unit: Unit | str | Mapping[str, Any] | None, at: Location | str, hexspines: int, *,
@@ -2140,7 +2140,7 @@ def vca_change(m: Map, unit: Unit | str | Mapping[str, Any] | None, at: Location
     loc = _loc(m, at, "at")
     turn = min(hexspines, 6 - hexspines)
     units = "MP" if u.pays_mp else "MF"
-    name = loc.text(m.prefix)
+    name = m.name_of(loc)
 
     def ruling(items: list[Item] | None = None, reason: str | None = None, rule: str | None = None) -> VcaRuling:
         if reason is not None:
@@ -2195,5 +2195,5 @@ def _vca_items(m: Map, loc: Location, turn: int, ch: Chart, while_bypassing: boo
     if not loc.is_bypass and _in_vca_obstacle(m, loc.hex, tuple(p("vca_obstacle_terrain").value)):
         per2 = Fraction(p("vca_change_in_obstacle_mp").value)
         return [Item(per2 * turn, f"VCA change of {turn} hexspine{s} in {m.terrain(loc.hex).terrain} "
-                                  f"{loc.text(m.prefix)}", "D2.11")]
+                                  f"{m.name_of(loc)}", "D2.11")]
     return [Item(per * turn, f"VCA change of {turn} hexspine{s}", "D2.11")]

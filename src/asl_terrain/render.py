@@ -52,7 +52,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .grid import Hex, Hexside, Point
-from .model import Counter, HexsideTerrain, HexTerrain, Map
+from .model import BoardNaming, Counter, HexsideTerrain, HexTerrain, Map
 
 __all__ = ["DEFAULT_COLORS", "Mark", "Thread", "map_svg", "save"]
 
@@ -678,9 +678,11 @@ def _draw_house_dot(ctx: _Ctx, g: ET.Element, c: XY) -> None:
 
 
 def _draw_names(ctx: _Ctx, g: ET.Element) -> None:
+    # a layout prints each hex's board and its name on that board (2K5), as the boards do
+    by_board = isinstance(ctx.m.names, BoardNaming)
     for h in ctx.hexes:
         x, y = ctx.centre(h)
-        ctx.text(g, (x, y - 0.6 * ctx.s), h.name, 0.22 * ctx.s, fill=ctx.c["name"], halo=ctx.c["name-halo"],
+        ctx.text(g, (x, y - 0.6 * ctx.s), ctx.m.names.hex(h) if by_board else h.name, 0.22 * ctx.s, fill=ctx.c["name"], halo=ctx.c["name-halo"],
                  class_="hex-name")
 
 
