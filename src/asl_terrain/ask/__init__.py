@@ -15,7 +15,7 @@ from __future__ import annotations
 import json
 import re
 import sys
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -169,14 +169,67 @@ def keyed(m: Map, names: Iterable[tuple[str, Location | None]]) -> Iterator[None
 
 
 Handler = Callable[[Context, Query], Any]
-HANDLERS: dict[str, Handler] = {}
+
+#: the handler module of each kind: imported only when a query of one of its kinds comes (a ``los`` does not
+#: import the movement or effects engines)
+_HANDLER_MODULES: dict[str, str] = {
+    **dict.fromkeys(("move", "path", "reach", "vca-change"), "movement"),
+    **dict.fromkeys(("los", "viewshed"), "los"),
+    **dict.fromkeys(("tem", "setup", "stacking", "bypass-effects", "tca-change", "place-rubble", "remove",
+                     "street-fighting", "load", "unload", "unhook", "sniper-target", "end-of-player-turn",
+                     "rubble-drm"), "effects"),
+}
+
+
+class _Handlers(Mapping[str, "Handler"]):
+    """The registered handlers by kind. Looking a kind up imports its handler module on first use; listing
+    them imports every handler module (a missing one simply leaves its kinds unserved)."""
+
+    def __init__(self) -> None:
+        self._fns: dict[str, Handler] = {}
+
+    def register(self, kind: str, fn: Handler) -> None:
+        self._fns[kind] = fn
+
+    def _load(self, module: str) -> None:
+        # import_module is thread-safe: a second thread waits for a module another is importing
+        import importlib
+
+        try:
+            importlib.import_module(f"{__name__}.{module}")
+        except ModuleNotFoundError as e:
+            if e.name != f"{__name__}.{module}":
+                raise
+
+    def __getitem__(self, kind: str) -> Handler:
+        fn = self._fns.get(kind)
+        if fn is None and kind in _HANDLER_MODULES:
+            self._load(_HANDLER_MODULES[kind])
+            fn = self._fns.get(kind)
+        if fn is None:
+            raise KeyError(kind)
+        return fn
+
+    def _all(self) -> dict[str, Handler]:
+        for module in dict.fromkeys(_HANDLER_MODULES.values()):
+            self._load(module)
+        return self._fns
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(list(self._all()))
+
+    def __len__(self) -> int:
+        return len(self._all())
+
+
+HANDLERS = _Handlers()
 
 
 def handler(kind: str) -> Callable[[Handler], Handler]:
     """Register the handler of one query kind."""
 
     def deco(fn: Handler) -> Handler:
-        HANDLERS[kind] = fn
+        HANDLERS.register(kind, fn)
         return fn
 
     return deco
@@ -262,18 +315,3 @@ def read_queries(source: str) -> list[Any]:
     if not isinstance(data, list):
         raise QueryFileError(f"{source}: expected a JSON list of query objects, got {type(data).__name__}")
     return data
-
-
-def _load_handlers() -> None:
-    # the engine handler modules register themselves; a missing one simply leaves its kinds unserved
-    import importlib
-
-    for name in ("movement", "los", "effects"):
-        try:
-            importlib.import_module(f"{__name__}.{name}")
-        except ModuleNotFoundError as e:
-            if e.name != f"{__name__}.{name}":
-                raise
-
-
-_load_handlers()

@@ -10,8 +10,6 @@ from typing import Optional
 import typer
 from rich.table import Table
 
-from ..ask import answer_all, read_queries
-from ..mapfile import json_schema
 from . import State, app, board_image, check_output, console, get_chart, load_map, save_picture
 
 
@@ -49,6 +47,7 @@ def ask(
 
     Exit status: 0 every query answered, 1 some answer is an error, 2 the map or query file cannot be read.
     """
+    from ..ask import answer_all, read_queries
     from ..errors import UserError
 
     if len(args) == 1:
@@ -71,6 +70,8 @@ def schema() -> None:
     Example:
     asl-terrain schema > map.schema.json
     """
+    from ..mapfile import json_schema
+
     sys.stdout.write(json.dumps(json_schema(), indent=2) + "\n")
 
 

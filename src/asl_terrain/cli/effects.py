@@ -13,7 +13,6 @@ from typing import Any
 
 import typer
 
-from ..ask import answer_one
 from ..errors import UserError
 from ..model import Map
 from . import State, app, get_chart, is_map_arg, load_map, print_answer, split_map
@@ -28,6 +27,8 @@ def _run(m: Map, query: dict[str, Any], keys: list[str] | None = None, item_key:
 
     ``spelled`` names the command-line spelling of a query key that is not ``--key`` (e.g. a positional
     ``AT``), for the message when the engine misses it."""
+    from ..ask import answer_one
+
     left_out = {k for k, v in query.items() if v is None}
     query = {k: v for k, v in query.items() if v is not None and v != [] and v is not False or k == "kind"}
     ans = answer_one(m, query, get_chart(), debug=State.debug)

@@ -12,7 +12,6 @@ from typing import Any, Optional
 
 import typer
 
-from ..ask import answer_one
 from ..errors import UserError
 from ..model import Map
 from . import State, app, board_image, check_output, console, get_chart, print_answer, save_picture, split_map
@@ -22,6 +21,8 @@ _LOS_KEYS = ["from", "to", "clear", "blocked_by", "hindrance_drm", "range", "hei
 
 
 def _answer(m: Map, query: dict[str, Any]) -> dict[str, Any]:
+    from ..ask import answer_one
+
     ans = answer_one(m, query, get_chart(), debug=State.debug)
     if "error" in ans:
         raise UserError(str(ans["error"]))

@@ -17,7 +17,6 @@ from typing import Any, Optional
 import typer
 from rich.table import Table
 
-from ..ask import answer_one
 from ..errors import UserError
 from ..model import Location, Map
 from . import (
@@ -52,6 +51,8 @@ def _unit(text: str) -> Any:
 
 
 def _answer(m: Map, query: dict[str, Any]) -> dict[str, Any]:
+    from ..ask import answer_one
+
     ans = answer_one(m, query, get_chart(), debug=State.debug)
     if "error" in ans:
         raise UserError(str(ans["error"]))

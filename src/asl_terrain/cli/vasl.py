@@ -19,17 +19,19 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Optional
+from typing import TYPE_CHECKING, Any, Optional
 
 import typer
 from rich.table import Table
 
-from .. import vasl
 from ..chart import Chart
 from ..errors import UserError
 from ..grid import Hex
 from ..model import Location, Map
 from . import app, board_image, console, err_console, get_chart
+
+if TYPE_CHECKING:
+    from .. import vasl
 
 # ------------------------------------------------------------------------------------------- import
 
@@ -118,6 +120,8 @@ def import_vasl(
     asl-terrain import-vasl bd01 -o bd01.toml                       (one board)
     asl-terrain import-vasl bd01 bd02 --layout "bd01;bd02" -o two.toml   (bd02 below bd01)
     """
+    from .. import vasl
+
     if output.suffix.lower() != ".toml":
         raise UserError(f"-o {output}: expected a map file ending in .toml")
     out_parent = output.parent if str(output.parent) else Path(".")
@@ -296,6 +300,8 @@ class CrossCheck:
 
 def _oracle_paths(oracle: str) -> tuple[Path, str]:
     """The oracle file and its board's archive name (``bd01``) from ``ORACLE`` (a file or a name)."""
+    from .. import vasl
+
     p = Path(oracle)
     if p.is_file():
         stem = p.name[: -len(".los.gz")] if p.name.endswith(".los.gz") else p.stem
@@ -321,6 +327,8 @@ def _placement(m: Map, board: str) -> tuple[int, int]:
 
 def _vasl_levels(oracle_file: Path, board: str, raster: vasl.ArtworkRaster | None) -> dict[str, int]:
     """VASL's base level of each hex (its centre Location's level), by the board's own hex names."""
+    from .. import vasl
+
     tsv = oracle_file.with_name(f"{board}.hexes.tsv")
     if tsv.is_file():
         return {h.name: h.base_level for h in vasl.read_oracle_hexes(tsv)}
@@ -347,6 +355,8 @@ def cross_check(m: Map, oracle: str, chart: Chart | None = None, *, examples: in
     VASL's centre Location is the hex's base Location, except in a stream or gully hex whose VASL base
     level is the Crest level (a bridge over the depression): there it is the Crest-status Location.
     """
+    from .. import vasl
+
     from ..los import los
 
     oracle_file, board = _oracle_paths(oracle)
@@ -409,6 +419,8 @@ _OBSTACLE_REASONS = ("Terrain is higher", "Must have a height advantage", "blind
 def classify(m: Map, raster: vasl.ArtworkRaster | None, line: vasl.OracleLine, r: Any) -> str:
     """The cause (a key of :data:`CAUSES`) of one disagreement with VASL; ``r`` is the engine's ruling
     with its A6.1 ``borderline`` flag computed."""
+    from .. import vasl
+
     from ..los import location_point
 
     bb = r.blocked_by
@@ -456,6 +468,8 @@ def classify(m: Map, raster: vasl.ArtworkRaster | None, line: vasl.OracleLine, r
 
 def _meets_cliff(raster: vasl.ArtworkRaster, r: Any) -> bool:
     """Whether VASL's walk for this ruling's thread crosses cliff pixels outside the two end hexes."""
+    from .. import vasl
+
     from ..los import location_point
 
     cliffs = {c for c, t in raster.table.types.items() if t.name == "Cliff"}
@@ -476,6 +490,8 @@ def _wall_pixel_hexsides(raster: vasl.ArtworkRaster, pixels: Sequence[tuple[int,
                          ends: set[Hex]) -> set[Any]:
     """The hexsides nearest to the wall, hedge (and other hexside-terrain) pixels among ``pixels``,
     leaving out pixels in the hexes ``ends``."""
+    from .. import vasl
+
     from ..grid import Hex as GridHex, Hexside
 
     geo = raster.geometry
@@ -507,6 +523,8 @@ def example_svg(m: Map, a: str, b: str, *, dc: int = 0, dr: int = 0, chart: Char
     """The thread between two hexes (named on the board, offset by its placement) drawn on the board's
     artwork with the engine's verdict, cropped to the thread with a hex and a half around it and room to the
     right for the labels."""
+    from .. import vasl
+
     import math
     import re
 
@@ -544,6 +562,8 @@ def example_svg(m: Map, a: str, b: str, *, dc: int = 0, dr: int = 0, chart: Char
 
 def board_picture(m: Map, scale: float = 1.0) -> bytes | None:
     """The map's board artwork as a PNG aligned with :func:`asl_terrain.render.map_svg`, or None."""
+    from .. import vasl
+
     if scale == 1.0:
         return board_image(m)
     if not m.depiction.follows_artwork:
