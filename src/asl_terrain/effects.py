@@ -621,7 +621,7 @@ def _hexside_tem_items(m: Map, target: Location, thread: Trace, attack: str, cha
     entered = hexsides_entered(m, thread, target.hex)
     for hs in sorted(entered):
         t = m.hexside(hs)
-        kinds = [k for k in ("wall", "hedge") if getattr(t, k)]
+        kinds = [k for k in ("wall", "hedge", "bocage") if getattr(t, k)]
         rb = m.roadblock(hs)
         if rb is not None and t.narrow_street is None:
             kinds.append("roadblock")

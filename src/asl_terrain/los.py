@@ -592,7 +592,8 @@ class _Tables:
         for h in m.hexes():
             self._hex(h)
         # hexsides: walls, hedges, B29 roadblocks (Half-Level), Narrow Streets, stream hexsides
-        self.walls: dict[tuple[int, int], tuple[int, str, str, Hexside]] = {}
+        # (top, what, rule, hexside, full): full for bocage, a one-level obstacle (B9.52), not Half-Level
+        self.walls: dict[tuple[int, int], tuple[int, str, str, Hexside, bool]] = {}
         self.narrow: set[tuple[int, int]] = set()
         self.stream_sides: set[tuple[int, int]] = set()
         ups: dict[int, set[Hexside]] = {}
@@ -601,7 +602,7 @@ class _Tables:
             key = self.side_key(hs)
             if t.narrow_street is not None:
                 self.narrow.add(key)
-            for what, on in (("wall", t.wall), ("hedge", t.hedge)):
+            for what, on in (("wall", t.wall), ("hedge", t.hedge), ("bocage", t.bocage)):
                 if on:
                     self._add_wall(hs, what)
             if t.slope is not None:
@@ -665,7 +666,8 @@ class _Tables:
         key = self.side_key(hs)
         old = self.walls.get(key)
         if old is None or old[0] < top:
-            self.walls[key] = (top, {"roadblock": "roadblock (B29)"}.get(what, what), e.rule, hs)
+            self.walls[key] = (top, {"roadblock": "roadblock (B29)"}.get(what, what), e.rule, hs,
+                               e["role"] == "obstacle")
 
     def _hex(self, h: Hex) -> None:
         m = self.m
@@ -1253,6 +1255,10 @@ def _walk(tab: _Tables, contacts: tuple[tuple[Any, ...], ...], base: int, A: _En
             if w is None or key[0] in (ia, ib) or key[1] in (ia, ib):
                 continue
             top = w[0]
+            if w[4]:
+                if bocage_blocks(tab, w, key, lo, hi, A, B, ea, eb, c[1], out):
+                    return
+                continue
             if top > shi:
                 out.clear = False
                 out.block = (c[1], None, w[3], f"{w[1]} (Half-Level obstacle)", w[2])
@@ -1261,7 +1267,11 @@ def _walk(tab: _Tables, contacts: tuple[tuple[Any, ...], ...], base: int, A: _En
         elif k == _A:
             a, b = base + c[3], base + c[4]
             w = walls.get((a, b)) if walls else None
-            if w is not None and w[0] > shi and _along_wall_counts(tab, (a, b), ia, ib):
+            if w is not None and w[4]:
+                if _along_wall_counts(tab, (a, b), ia, ib) and \
+                        bocage_blocks(tab, w, (a, b), lo, hi, A, B, ea, eb, c[1], out, "run along"):
+                    return
+            elif w is not None and w[0] > shi and _along_wall_counts(tab, (a, b), ia, ib):
                 out.clear = False
                 out.block = (c[1], None, w[3], f"{w[1]} run along (Half-Level obstacle)", "B9.2")
                 return
@@ -1279,7 +1289,8 @@ def _walk(tab: _Tables, contacts: tuple[tuple[Any, ...], ...], base: int, A: _En
                 continue
             rec = dep_boundary((idx,), c[1], c[2], False)
         elif k == _V:
-            if (wall_hex[base + c[3]] or not vertex_both) and _vertex_walls_block(tab, c, base, ia, ib, shi, out):
+            if (wall_hex[base + c[3]] or not vertex_both) and _vertex_walls_block(tab, c, base, ia, ib, shi, out,
+                                                                                   hi):
                 return
             continue
         else:  # _P: read by _depression_runs only
@@ -1383,8 +1394,35 @@ def _along_wall_counts(tab: _Tables, key: tuple[int, int], ia: int, ib: int) -> 
     return any(all(tab.side_key(s) in walls for s in v.hexsides()) for v in far)
 
 
+def bocage_blocks(tab: _Tables, w: tuple[int, str, str, Hexside, bool], key: tuple[int, int], lo: int, hi: int,
+                  A: _End, B: _End, ea: int, eb: int, t: float, out: _Outcome, how: str = "") -> bool:
+    """B9.52: a bocage hexside (not one of the firer's or target's own hexsides, B9.2) crossed by the thread
+    is a one-level obstacle on that hexside, not a Half-Level one: it blocks a LOS whose higher end is no
+    higher than its top while the lower end is below it, or that it tops (A6.2); a LOS from higher still
+    may leave the lower end in one of its Blind Hexes (A6.4), counted from the bocage hexside's hex on the
+    higher end's side. Two Locations both level with its top see over it (as VASL reads B9.52). The
+    outcome is recorded in ``out``."""
+    top = w[0]
+    what = f"{w[1]} {how}".rstrip()
+    if top > hi or (top == hi and top > lo):
+        out.clear = False
+        out.block = (t, None, w[3], f"{what} (one-level obstacle)", w[2])
+        out.rules.append(w[2])
+        return True
+    if lo < top < hi:
+        H = A if ea > eb else B
+        near = min(key, key=lambda i: tab.dist(H.idx, i))
+        if _blind_source(tab, top, (near,), False, A, B, ea, eb) is not None:
+            out.clear = False
+            out.blind = True
+            out.block = (t, None, w[3], f"{what}: Blind Hex", "A6.4")
+            out.rules.append(w[2])
+            return True
+    return False
+
+
 def _vertex_walls_block(tab: _Tables, c: tuple[Any, ...], base: int, ia: int, ib: int, shi: int,
-                        out: _Outcome) -> bool:
+                        out: _Outcome, hi: int | None = None) -> bool:
     """Walls, hedges and B29 roadblocks meeting at a vertex the thread passes through (a ``_V`` contact):
     the thread is blocked (recorded in ``out``) only when such a Half-Level obstacle high enough to matter
     (B9.2: same-level LOS) lies on each side of it (A6.1: an obstacle blocks a thread that crosses it,
@@ -1394,11 +1432,14 @@ def _vertex_walls_block(tab: _Tables, c: tuple[Any, ...], base: int, ia: int, ib
     as part of the wall: any one of them blocks); nor does a wall of the firer's or target's own hex (B9.2).
     """
     walls = tab.walls
+    top_end = shi if hi is None else hi
 
-    def high(j: int) -> tuple[int, str, str, Hexside] | None:
+    def high(j: int) -> tuple[int, str, str, Hexside, bool] | None:
         a, b = base + c[j], base + c[j + 1]
         w = walls.get((a, b))
-        if w is None or w[0] <= shi or a == ia or a == ib or b == ia or b == ib:
+        if w is None or a == ia or a == ib or b == ia or b == ib:
+            return None
+        if w[0] <= shi and not (w[4] and w[0] >= top_end):  # bocage: as high as the higher end (B9.52)
             return None
         return w
 
@@ -1408,7 +1449,8 @@ def _vertex_walls_block(tab: _Tables, c: tuple[Any, ...], base: int, ia: int, ib
             w1 = w1 or high(j)
         if w1 is not None:
             out.clear = False
-            out.block = (c[1], None, w1[3], f"{w1[1]} touched at its end vertex (Half-Level obstacle)", w1[2])
+            kind = "one-level" if w1[4] else "Half-Level"
+            out.block = (c[1], None, w1[3], f"{w1[1]} touched at its end vertex ({kind} obstacle)", w1[2])
             return True
         return False
     if w1 is None:
@@ -1418,7 +1460,8 @@ def _vertex_walls_block(tab: _Tables, c: tuple[Any, ...], base: int, ia: int, ib
         if w2 is not None:
             out.clear = False
             what = f"{w1[1]}s" if w1[1] == w2[1] else f"{w1[1]} and {w2[1]}"
-            what += " meeting at a vertex, on both sides of the LOS (Half-Level obstacle)"
+            what += (" meeting at a vertex, on both sides of the LOS "
+                     f"({'one-level' if w1[4] or w2[4] else 'Half-Level'} obstacle)")
             out.block = (c[1], None, w1[3], what, w1[2])
             return True
     return False

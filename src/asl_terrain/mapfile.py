@@ -81,6 +81,7 @@ class HexsideBlock(_Strict):
     fence: bool | None = None
     wall: bool | None = None
     hedge: bool | None = None
+    bocage: bool | None = None
     stream: bool | None = None
     culvert: bool | None = None
     crest: bool | None = None

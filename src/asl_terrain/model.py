@@ -143,6 +143,7 @@ class HexsideTerrain:
     fence: bool = False
     wall: bool = False
     hedge: bool = False
+    bocage: bool = False  # B9.5: a hedge on an earth bank; a one-level LOS obstacle (B9.52)
     stream: bool = False
     culvert: bool = False
     crest: bool = False
@@ -683,8 +684,8 @@ def _build(mf: MapFile, grid: Grid, source: str) -> Map:
     hexsides: dict[Hexside, HexsideTerrain] = {}
     raw_hs: dict[Hexside, dict[str, Any]] = {}
     for sb in mf.hexside:
-        vals = {k: getattr(sb, k) for k in ("road", "narrow_street", "slope", "fence", "wall", "hedge", "stream",
-                                           "culvert", "crest") if getattr(sb, k) is not None}
+        vals = {k: getattr(sb, k) for k in ("road", "narrow_street", "slope", "fence", "wall", "hedge", "bocage",
+                                           "stream", "culvert", "crest") if getattr(sb, k) is not None}
         if "slope" in vals:
             vals["slope"] = Hex.parse(vals["slope"])
         for text in sb.at:

@@ -840,7 +840,8 @@ class _Mover:
                           "P2.53")
         if (self.pays_mp or self.wagon) and self.m.roadblock(hs) is not None:
             raise _NA(f"no vehicle may cross the roadblock on {self.n(hs)}", "B29.4")
-        for key, present in (("wall", hst.wall), ("hedge", hst.hedge), ("fence", hst.fence)):
+        for key, present in (("wall", hst.wall), ("hedge", hst.hedge), ("bocage", hst.bocage),
+                             ("fence", hst.fence)):
             if present:
                 v, rule, _, name = self.cost(key)
                 if v == "NA":
@@ -850,7 +851,8 @@ class _Mover:
         """Hexside extras added to (not doubled with) the COT (P2.51 EX): wall, hedge, fence (+1 & COT for
         Infantry, B9.4, P3.2), a B29 roadblock (as a wall, B29.4), Up-Slope (+½ MF, P2.51; +1 MP, P2.52)
         and the skis bonus for crossing Down-Slope (-½ MF, P2.51)."""
-        for key, present in (("wall", hst.wall), ("hedge", hst.hedge), ("fence", hst.fence)):
+        for key, present in (("wall", hst.wall), ("hedge", hst.hedge), ("bocage", hst.bocage),
+                             ("fence", hst.fence)):
             if present:
                 v, rule, _, name = self.cost(key)
                 if isinstance(v, Fraction) and v:

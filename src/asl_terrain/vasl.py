@@ -1088,7 +1088,7 @@ _STREAMS: dict[str, str] = {
     "Deep Stream": "deep",
     "Flooded Stream": "flooded",
 }
-_HEXSIDE_FLAGS: dict[str, str] = {"Wall": "wall", "Hedge": "hedge"}
+_HEXSIDE_FLAGS: dict[str, str] = {"Wall": "wall", "Hedge": "hedge", "Bocage": "bocage"}
 _ROADS: dict[str, str] = {"Dirt Road": "dirt", "Paved Road": "paved"}
 # terrain drawn over a road without removing it (the road depiction continues under it)
 _ROAD_OVERPRINTS = ("Shellholes",)
@@ -1658,7 +1658,7 @@ def board_to_map_dict(
 # the artwork as the hexes' depiction (A6.1): what a thread meets, pixel by pixel
 
 # VASL terrain → the map terrain keys of the depiction feature it draws. Terrain without an LOS effect
-# of its own (open ground, roads, shellholes, marsh, depressions, hexside terrain, bridges, cliffs) is no
+# of its own (open ground, roads, shellholes, depressions, hexside terrain, bridges, cliffs) is no
 # feature: walls and hedges are hexside features of the map, depressions its stream hexes.
 _FEATURE_TERRAIN: dict[str, str] = {
     "Woods": "woods",
@@ -1668,6 +1668,7 @@ _FEATURE_TERRAIN: dict[str, str] = {
     "Orchard": "orchard",
     "Orchard, Out of Season": "orchard",
     "Graveyard": "graveyard",
+    "Marsh": "marsh",
     "Stone Rubble": "rubble",
     "Wooden Rubble": "rubble",
     "Stone Rubble Ground Level": "rubble",
@@ -1730,7 +1731,7 @@ class ArtworkRaster:
     A6.1 traces LOS over the terrain *as depicted*; VASL does this by walking the thread pixel by
     pixel over the board's LOS raster. This class holds the rasters of one or more boards pasted into
     one frame, each pixel reduced to a *depiction code*: a feature (woods, a building of a given type,
-    brush, grain, orchard, graveyard, rubble, or none) and the ground elevation under it. The LOS
+    brush, grain, marsh, orchard, graveyard, rubble, or none) and the ground elevation under it. The LOS
     engine asks it which features a stretch of thread meets; the rules (heights, Hindrances, Blind
     Hexes) stay the engine's.
 

@@ -348,7 +348,7 @@ def _verdict(r: Any) -> str:
 
 
 def cross_check(m: Map, oracle: str, chart: Chart | None = None, *, examples: int = 8,
-                limit: int | None = None) -> CrossCheck:
+                limit: int | None = None, every: int = 1) -> CrossCheck:
     """Run every ordered pair of ``oracle`` (VASL's ERROR and same-hex pairs left out) through the LOS
     engine and compare blocked/clear.
 
@@ -380,6 +380,8 @@ def cross_check(m: Map, oracle: str, chart: Chart | None = None, *, examples: in
     for n, line in enumerate(vasl.read_oracle(oracle_file)):
         if limit is not None and n >= limit:
             break
+        if every > 1 and n % every:
+            continue
         if line.blocked is None:
             res.skipped_error += 1
             continue
