@@ -777,6 +777,49 @@ class BoardArchive:
         return xs + rule.x, ys + rule.y
 
 
+def _turn(h: Hex, width: int, height: int) -> Hex:
+    # 180° about the board's centre, as asl_terrain.model.BoardPlacement turns a flipped board's hexes
+    c = width - 1 - h[0]
+    return c, (2 * height + 2 - 2 * h[1] - h[0] % 2 - c % 2) // 2
+
+
+class TurnedBoard(BoardArchive):
+    """A board rotated 180° in its place (VASL's ``r05``): its rasters and images turned, the hex names of
+    its metadata (building types, slopes, stairways) moved to where those hexes now lie, and slope
+    hexsides turned with them (side k faces k + 3), so the hash marks stay on their side. Its hexes, on
+    its own pixel grid, are where the turned hexes lie; the printed names are
+    :class:`asl_terrain.model.BoardPlacement`'s to give (``flipped = true``)."""
+
+    def __init__(self, board: BoardArchive) -> None:
+        geo = board.geometry
+        w, h = geo.width, geo.height
+
+        def moved(name: str) -> str:
+            return _hex_name(_turn(_parse_hex(name), w, h))
+
+        md = board.metadata
+        metadata = BoardMetadata(
+            name=md.name, version=md.version, version_date=md.version_date, author=md.author,
+            image_name=md.image_name, has_hills=md.has_hills, width=md.width, height=md.height,
+            building_types={moved(k): v for k, v in md.building_types.items()},
+            slopes={moved(k): tuple((x + 3) % 6 for x in v) for k, v in md.slopes.items()},
+            overlays=md.overlays, underlays=md.underlays, colors=md.colors, attributes=md.attributes)
+        elevation = np.ascontiguousarray(board.elevation[::-1, ::-1])
+        terrain = np.ascontiguousarray(board.terrain[::-1, ::-1])
+        elevation.setflags(write=False)
+        terrain.setflags(write=False)
+        super().__init__(board.path, metadata, geo, elevation, terrain,
+                         frozenset(moved(n) for n in board.stairways), board.members)
+        self.original = board
+
+    def __repr__(self) -> str:
+        return f"<TurnedBoard {self.archive_name} (rotated 180°)>"
+
+    def overlay_pixels(self, rule: OverlayRule) -> tuple[np.ndarray, np.ndarray]:
+        xs, ys = self.original.overlay_pixels(rule)
+        return self.grid_width - 1 - xs, self.grid_height - 1 - ys
+
+
 def _resolve_board_path(path: str | Path) -> Path:
     p = Path(path)
     if p.exists():
@@ -1790,6 +1833,15 @@ class ArtworkRaster:
             for col, row in b.geometry.hexes:
                 h = (col + dc, row + dr)
                 self._hex_codes[h] = self._hex_codes.get(h, frozenset()) | self._codes_in_hex(*h)
+        # a board turned 180°: a thread between two of its points is walked on the board as printed, in
+        # its own frame, as VASL does (it turns the coordinates, not the board), so that LOS between two
+        # of its hexes is the printed board's to the pixel
+        self._turned: list[tuple[float, float, float, float, int, int, int, int, ArtworkRaster]] = []
+        for b, dc, dr in boards:
+            if isinstance(b, TurnedBoard):
+                x0, y0 = int(dc * HEX_WIDTH), int(dr * HEX_HEIGHT)
+                self._turned.append((x0, y0, x0 + b.grid_width, y0 + b.grid_height, dc, dr, b.width, b.height,
+                                     ArtworkRaster([(b.original, 0, 0)], table)))
 
     # -- codes
     @staticmethod
@@ -1875,6 +1927,14 @@ class ArtworkRaster:
         ``shift`` moves the whole thread that many pixels to its left (negative: right), for the A6.1
         borderline test.
         """
+        if self._turned:
+            for x0, y0, x1, y1, dc, dr, w, h, view in self._turned:
+                (px, py), (qx, qy) = self.pixel(p), self.pixel(q)
+                if x0 <= px <= x1 and y0 <= py <= y1 and x0 <= qx <= x1 and y0 <= qy <= y1:
+                    # grid.py's scaled frame turned about the board's centre: X -> 3(w - 1) - X, Y -> 2h + 2 - Y
+                    def turn(g: tuple[float, float]) -> tuple[float, float]:
+                        return 3 * (w - 1) - (g[0] - 3 * dc), 2 * h + 2 - (g[1] - 2 * dr)
+                    return view.sample(turn(p), turn(q), shift)
         a = self._los_points.get(p)
         if a is None:
             a = self._los_points[p] = self.los_point(p)
@@ -1983,6 +2043,14 @@ class _ComposedBoard(BoardArchive):
     def archive_name(self) -> str:
         return "+".join(b.archive_name for b, _, _ in self.boards)
 
+    def overlay_pixels(self, rule: OverlayRule) -> tuple[np.ndarray, np.ndarray]:
+        # board i's own overlay, read (and turned) by that board, then moved to where the board lies
+        i, _, image = rule.image.partition(":")
+        b, dc, dr = self.boards[int(i)]
+        x0, y0 = int(dc * HEX_WIDTH), int(dr * HEX_HEIGHT)
+        xs, ys = b.overlay_pixels(OverlayRule(rule.name, image, rule.x - x0, rule.y - y0))
+        return xs + x0, ys + y0
+
     def read(self, member: str) -> bytes:
         i, _, name = member.partition(":")
         if not i.isdigit() or int(i) >= len(self.boards):
@@ -2057,10 +2125,13 @@ def import_boards(
         row_height = 0
         for board_name in row:
             found = by_name.get(board_name)
+            turned = False
+            if found is None and board_name.startswith("r") and board_name[1:] in by_name:
+                found, turned = by_name[board_name[1:]], True  # "rbd05": board 5 rotated 180° (VASL's r05)
             if found is None:
                 raise MapError(f"layout names board {board_name!r}, but the archives given are "
-                               f"{', '.join(x.archive_name for x in boards)}")
-            b = found
+                               f"{', '.join(x.archive_name for x in boards)} (an 'r' before one turns it 180°)")
+            b = TurnedBoard(found) if turned else found
             placed.append((b, dc, dr))
             dc += b.width - 1 if (b.width - 1) % 2 == 0 else b.width
             row_height = max(row_height, b.height)
@@ -2082,7 +2153,9 @@ def import_boards(
     title = name if name is not None else (
         f"VASL board {placed[0][0].name}" if len(placed) == 1 else
         "VASL boards " + "; ".join(", ".join(n for n in row) for row in rows))
-    map_prefix = prefixes[0] if len(placed) == 1 else ""
+    # a single board keeps its number as the map's prefix (1Y10); a turned one is named by board instead,
+    # since its hexes are no longer where its printed names would put them on the map's grid
+    map_prefix = prefixes[0] if len(placed) == 1 and not isinstance(placed[0][0], TurnedBoard) else ""
     out = _emit_map([(derived, 0, 0)], name=title, prefix=map_prefix)
     refs = archive_refs or {}
     depiction: dict[str, Any] = {"kind": "vasl"}
@@ -2090,7 +2163,7 @@ def import_boards(
         depiction["terrain_table"] = terrain_table_ref
     depiction["board"] = [
         {"archive": refs.get(b.archive_name, b.archive_name), "prefix": p, "column": dc, "row": dr,
-         "columns": b.width, "rows": b.height}
+         "columns": b.width, "rows": b.height, **({"flipped": True} if isinstance(b, TurnedBoard) else {})}
         for (b, dc, dr), p in zip(placed, prefixes)
     ]
     out["depiction"] = depiction
@@ -2153,6 +2226,8 @@ def artwork_png(
     sy = np.floor(py0 + (np.arange(out_h) + 0.5) / scale).astype(np.int64)
     for b, dc, dr in boards:
         indices, palette, transparent = _decode_gif(b.image_bytes(), f"{b.path}:{b.image_name}")
+        if isinstance(b, TurnedBoard):  # the image of a board rotated 180° (its raster is turned already)
+            indices = indices[: b.grid_width, : b.grid_height][::-1, ::-1]
         x0, y0 = int(dc * HEX_WIDTH), int(dr * HEX_HEIGHT)
         lx, ly = sx - x0, sy - y0
         okx = (lx >= 0) & (lx < indices.shape[0])
@@ -2193,7 +2268,7 @@ def load_artwork(depiction: Any) -> ArtworkRaster:
     :raises MapError: an archive or the terrain table cannot be found or read.
     """
     key = (depiction.base, depiction.terrain_table,
-           tuple((b.archive, b.column, b.row) for b in depiction.boards))
+           tuple((b.archive, b.column, b.row, getattr(b, "flipped", False)) for b in depiction.boards))
     raster = _ARTWORK_CACHE.get(key)
     if raster is None:
         table = None
@@ -2207,7 +2282,7 @@ def load_artwork(depiction: Any) -> ArtworkRaster:
                 raise MapError(f"the map's artwork depiction needs board archive {b.archive!r}: {exc} "
                                f"(paths are relative to the map file; archive names are looked up in the VASL "
                                f"data directory, ${_ENV_VAR})") from None
-            boards.append((archive, b.column, b.row))
+            boards.append((TurnedBoard(archive) if getattr(b, "flipped", False) else archive, b.column, b.row))
         raster = _ARTWORK_CACHE[key] = ArtworkRaster(boards, table)
     return raster
 
