@@ -843,10 +843,12 @@ def read_board(path: str | Path) -> BoardArchive:
     try:
         with zipfile.ZipFile(file) as z:
             members = tuple(z.namelist())
-            try:
-                los_gz = z.read("LOSData")
-            except KeyError:
-                raise MapError(f"{source}: no LOSData in the archive (not an LOS-enabled VASL board)", source=source)
+            if "LOSData" not in members:
+                # an older board (the KGP maps): its terrain is read from its artwork colours
+                from asl_terrain.artwork_colors import read_colour_board
+
+                return read_colour_board(file)
+            los_gz = z.read("LOSData")
             meta_xml = z.read("BoardMetadata.xml") if "BoardMetadata.xml" in members else None
     except (OSError, zipfile.BadZipFile) as exc:
         raise MapError(f"{source}: not a readable VASL board archive: {exc}", source=source) from None
@@ -2084,6 +2086,7 @@ class BoardImport(NamedTuple):
     map: dict[str, Any]
     unsupported: list[str]
     placements: list[tuple[BoardArchive, int, int, str]]
+    annotations: list[str] = []  # what was added from a board's artwork reading and annotation file
 
 
 def import_boards(
@@ -2168,11 +2171,21 @@ def import_boards(
     ]
     out["depiction"] = depiction
     unsupported = derived.unsupported_lines()
+    annotations: list[str] = []
+    for b, dc, dr in placed:  # boards read from their artwork colours: Narrow Streets, annotation files
+        blocks = getattr(b, "map_blocks", None)
+        if blocks is not None:
+            more_hexes, more_sides, notes = blocks(dc, dr, table)
+            out.setdefault("hex", []).extend(more_hexes)
+            out.setdefault("hexside", []).extend(more_sides)
+            annotations.extend(f"{b.archive_name}: {n}" for n in notes)
+            unsupported = [u for u in unsupported if not u.startswith("Road along a hexside")]
     for (b, _, _), p in zip(placed, prefixes):
         if not p:
             unsupported.append(f"board prefix: {b.archive_name} has no prefix of its own (its name {b.name!r} "
                                "is used by another board or gives none); name its hexes on the map's grid")
-    return BoardImport(out, unsupported, [(b, dc, dr, p) for (b, dc, dr), p in zip(placed, prefixes)])
+    return BoardImport(out, unsupported, [(b, dc, dr, p) for (b, dc, dr), p in zip(placed, prefixes)],
+                       annotations)
 
 
 # --------------------------------------------------------------------------------------------------

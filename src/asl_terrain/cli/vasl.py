@@ -143,6 +143,9 @@ def import_vasl(
         notes.extend(f"  - {line}" for line in result.unsupported)
     else:
         notes.append("Everything on the boards was carried.")
+    if result.annotations:
+        notes.append("Read from the artwork and the map's annotation file (what the colours alone do not give):")
+        notes.extend(f"  - {line}" for line in result.annotations)
     try:
         output.write_text(map_toml(result.map, notes), encoding="utf-8")
     except OSError as e:

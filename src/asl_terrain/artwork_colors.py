@@ -1,0 +1,732 @@
+"""Terrain read from a board's artwork colours: VASL boards with a picture and a colour table but no LOSData.
+
+VASL's older boards (the Kampfgruppe Peiper maps ``bdST``, ``bdLG``, ``bdCH``) and its overlays carry only
+an image and a ``colors`` table naming what each colour of the artwork stands for (``Level1 72,85,50``,
+``OrchL2 32,92,32``). VASL's own LOSData was made from such pictures the same way: every colour names a
+terrain type and, for ground colours, a level (``SharedBoardMetadata.xml``'s ``<colors>`` list). This
+module does that reading:
+
+1. each colour of the picture gets a meaning: the board's own table names it (its names looked up in
+   VASL's shared colour list, or read from the name's pattern, ``PavedRdL7`` = paved road at level 7),
+   VASL's shared list names it, or the map's annotation file (``data/kgp/<map>.toml``, ``[[color]]``)
+   names it, with the reason;
+2. every pixel is classified by its colour; what has no terrain (hex-grid lines, hex labels, centre
+   dots, printed counters, anti-aliased edges) takes the terrain of its neighbours, and what has no level
+   (woods, buildings, roads drawn at no level) the level of the ground around it; a depression's floor
+   is a level below the ground around it, as VASL's LOSData has it;
+3. the result is a :class:`asl_terrain.vasl.BoardArchive` whose rasters are those pixels, so everything
+   that reads a VASL board (the import, the artwork depiction LOS follows, the pictures) reads it.
+
+The hex grid of such a board is found from its picture (the printed centre dots) and its ``data`` file
+(``x0``/``y0``: the origin offsets VASL's hex grid takes), and checked: :func:`find_grid`.
+"""
+
+from __future__ import annotations
+
+import io
+import re
+import tomllib
+import zipfile
+from collections.abc import Mapping
+from dataclasses import dataclass
+from importlib.resources import files
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from asl_terrain.errors import MapError
+from asl_terrain.vasl import (
+    HEX_HEIGHT,
+    HEX_WIDTH,
+    BoardArchive,
+    BoardGeometry,
+    BoardMetadata,
+    TerrainTable,
+    load_terrain_table,
+)
+
+__all__ = [
+    "ColourBoard",
+    "ColourMeaning",
+    "ColourReading",
+    "GridFit",
+    "annotation_file",
+    "classify",
+    "find_grid",
+    "load_annotation",
+    "meaning_of_name",
+    "parse_colors_table",
+    "read_colour_board",
+]
+
+RGB = tuple[int, int, int]
+
+# --------------------------------------------------------------------------------------------------
+# colour names
+
+
+@dataclass(frozen=True)
+class ColourMeaning:
+    """What one colour of the artwork stands for."""
+
+    name: str
+    rgb: RGB
+    terrain: str | None  # a VASL terrain type name; None: no terrain (grid lines, labels): take the neighbours'
+    elevation: int | None  # its ground level; None: the level of the ground around it
+    role: str | None = None  # a hexside mark the terrain rasters do not hold: "slope", "fence"
+    source: str = ""
+
+
+_COLOURS_LINE = re.compile(r"(\S+)\s+(\d{1,3})\s*,\s*(\d{1,3})\s*,\s*(\d{1,3})")
+
+
+def parse_colors_table(text: str) -> dict[str, RGB]:
+    """A VASL ``colors`` table (``NAME R,G,B`` a line; ``//`` comments) as name → RGB, in file order."""
+    out: dict[str, RGB] = {}
+    for line in text.splitlines():
+        line = line.split("//", 1)[0].strip()
+        m = _COLOURS_LINE.fullmatch(line)
+        if m:
+            r, g, b = (int(v) for v in m.groups()[1:])
+            out[m.group(1)] = (r, g, b)
+    return out
+
+
+# name stems VASL uses, with the terrain each stands for; a level follows as L<n> or L_<n> (negative)
+_STEMS: tuple[tuple[str, str | None], ...] = (
+    ("Level", "Open Ground"),
+    ("L", "Open Ground"),  # L5Crestline, L3Shadow
+    ("PavedRd", "Paved Road"),
+    ("DirtRd", "Dirt Road"),
+    ("MudOrch", "Orchard"),
+    ("Orch", "Orchard"),
+    ("BrushBlack", "Brush"),
+    ("Brush", "Brush"),
+    ("Grain", "Grain"),
+    ("Shadow1", "Open Ground"),
+    ("Shadow2", "Open Ground"),
+    ("Shadow3", "Open Ground"),
+    ("Highlight", "Open Ground"),
+    ("MarshGreen", "Marsh"),
+    ("MarshBrown", "Marsh"),
+    ("MarshBlue", "Marsh"),
+    ("SeparatedMarshGreen", "Marsh"),
+    ("SeparatedMarshBrown", "Marsh"),
+    ("SeparatedMarshWater", "Marsh"),
+)
+_LEVELLED = re.compile(r"(?P<stem>[A-Za-z]+?\d?)(?:L|Level)?(?P<neg>_)?(?P<n>\d)(?P<rest>[A-Za-z]*)")
+# names without a level (the terrain is what the name says; its level is the ground's around it)
+_PLAIN: tuple[tuple[str, str | None, str | None], ...] = (
+    (r"(Map)?Note.*|Black|White|.*HexNumbers?|.*HexDots?|BoardNum|ManHoles", None, None),
+    (r"PineWoods.*", "Pine Woods", None),
+    (r"Woods.*", "Woods", None),
+    (r"OrchTrees|OrchPavedRd|OrchDirtRd", "Orchard", None),
+    (r"Hedge.*", "Hedge", None),
+    (r"Wall.*", "Wall", None),
+    (r"StoneBldg.*|BuildingChimney", "Stone Building", None),
+    (r"WoodBldg.*", "Wooden Building", None),
+    (r"Graveyard.*", "Graveyard", None),
+    (r"Gully.*", "Gully", None),
+    (r"(Stream|River)(Blue|Brown|Green|White|Water).*", "Shallow Stream", None),
+    (r"FordBrown.*", "Shallow Stream", None),
+    (r"Crag.*", "Crags", None),
+    (r"Cliff.*", "Cliff", None),
+    (r"PathBrown.*", "Open Ground", None),
+    (r"Slope", None, "slope"),
+    (r"BarbedWire", None, "fence"),
+)
+
+
+def meaning_of_name(name: str, rgb: RGB, table: TerrainTable, source: str = "") -> ColourMeaning:
+    """What a VASL colour name stands for: VASL's shared colour list first, then the name's pattern.
+
+    ``Level7``, ``L7Crestline``, ``PavedRdL7``, ``OrchL_1`` name a terrain and a level; ``StoneBldg7`` or
+    ``WoodsBlack`` a terrain on the ground around it; ``MapNoteBlack`` nothing (a label).
+    Winter and mist variants (``...Winter``, ``...Mist``) are SSR recolourings, read like the rest.
+    """
+    shared = table.colors.get(name)
+    if shared is not None and (shared.terrain is not None or shared.elevation is not None):
+        return ColourMeaning(name, rgb, shared.terrain, shared.elevation, None, source or "VASL's shared colour list")
+    for pattern, terrain, role in _PLAIN:
+        if re.fullmatch(pattern, name):
+            return ColourMeaning(name, rgb, terrain, None, role, source or f"the name {name!r}")
+    m = _LEVELLED.fullmatch(name)
+    if m:
+        stem = m.group("stem")
+        for s, terrain in _STEMS:
+            if stem == s or stem == s + "L":
+                level = -int(m.group("n")) if m.group("neg") else int(m.group("n"))
+                return ColourMeaning(name, rgb, terrain, level, None, source or f"the name {name!r}")
+    return ColourMeaning(name, rgb, None, None, None, f"the name {name!r} is not one this reader knows")
+
+
+# --------------------------------------------------------------------------------------------------
+# the map annotation files shipped in the package (data/kgp/<map>.toml)
+
+
+def annotation_file(board_name: str) -> Path | None:
+    """The bundled annotation file of a board (``ST`` → ``data/kgp/st.toml``), or None."""
+    stem = board_name.lower()
+    if stem.startswith("bd"):
+        stem = stem[2:]
+    p = files("asl_terrain").joinpath("data", "kgp", f"{stem}.toml")
+    return Path(str(p)) if p.is_file() else None
+
+
+def load_annotation(path: str | Path) -> dict[str, Any]:
+    """An annotation file: ``[[color]]`` meanings, ``[[hex]]``/``[[hexside]]`` blocks (map-format keys,
+    each with its ``source``), ``[grid]`` and ``[building_types]``."""
+    p = Path(path)
+    try:
+        data = tomllib.loads(p.read_text(encoding="utf-8"))
+    except (OSError, tomllib.TOMLDecodeError) as exc:
+        raise MapError(f"{p}: cannot read the map annotation file: {exc}", source=str(p)) from None
+    for kind in ("hex", "hexside", "color"):
+        for i, block in enumerate(data.get(kind, [])):
+            if not isinstance(block, dict) or not block.get("source"):
+                raise MapError(f"{p}: [[{kind}]] number {i + 1} has no source (say where the entry was read)",
+                               source=str(p))
+    return data
+
+
+def _annotation_meanings(data: Mapping[str, Any], table: TerrainTable, source: str) -> dict[RGB, ColourMeaning]:
+    out: dict[RGB, ColourMeaning] = {}
+    for block in data.get("color", []):
+        rgb_list = block.get("rgb")
+        if not (isinstance(rgb_list, list) and len(rgb_list) == 3):
+            raise MapError(f"{source}: [[color]] {block.get('name', '?')}: rgb should be [R, G, B]")
+        rgb = (int(rgb_list[0]), int(rgb_list[1]), int(rgb_list[2]))
+        name = str(block.get("name", ""))
+        if "terrain" in block or "level" in block or "role" in block:
+            terrain = block.get("terrain")
+            if terrain is not None and not any(t.name == terrain for t in table):
+                raise MapError(f"{source}: [[color]] {name}: {terrain!r} is not a VASL terrain type name")
+            level = block.get("level")
+            out[rgb] = ColourMeaning(name, rgb, terrain, None if level is None else int(level), block.get("role"),
+                                     str(block["source"]))
+        else:
+            m = meaning_of_name(name, rgb, table, str(block["source"]))
+            out[rgb] = m
+    return out
+
+
+# --------------------------------------------------------------------------------------------------
+# classifying the pixels
+
+
+@dataclass
+class ColourReading:
+    """The artwork read pixel by pixel: rasters indexed ``[x, y]`` like :class:`BoardArchive`'s."""
+
+    terrain: np.ndarray  # uint8 VASL terrain codes
+    elevation: np.ndarray  # int8 ground levels
+    marks: dict[str, np.ndarray]  # role → boolean raster (slope hash marks, fences)
+    meanings: dict[RGB, ColourMeaning]
+    unclassified: list[tuple[RGB, int]]  # colours with no meaning, and their pixel counts
+    filled_terrain: int  # pixels whose terrain came from their neighbours
+    filled_elevation: int  # pixels whose level came from their neighbours
+
+    def report(self) -> list[str]:
+        """What could not be classified, as sentences."""
+        total = self.terrain.size
+        lines = []
+        for rgb, n in self.unclassified:
+            lines.append(f"colour {rgb[0]},{rgb[1]},{rgb[2]}: {n} pixels ({100 * n / total:.2f}%) not classified; "
+                         "they take their neighbours' terrain")
+        return lines
+
+
+def _nearest_along(known: np.ndarray, axis: int) -> tuple[np.ndarray, np.ndarray]:
+    """For each pixel, the index (along ``axis``) of the nearest known pixel of its line, and the distance
+    (a large number where the line has none)."""
+    n = known.shape[axis]
+    shape = [1, 1]
+    shape[axis] = n
+    pos = np.arange(n).reshape(shape)
+    big = 4 * n
+    before = np.maximum.accumulate(np.where(known, pos, -big), axis=axis)
+    after = np.flip(np.minimum.accumulate(np.flip(np.where(known, pos, 2 * big), axis=axis), axis=axis), axis=axis)
+    d_before, d_after = pos - before, after - pos
+    take_before = d_before <= d_after
+    return np.where(take_before, before, after), np.minimum(d_before, d_after)
+
+
+def _fill(values: np.ndarray, known: np.ndarray) -> tuple[np.ndarray, int]:
+    """Unknown pixels take the value of the nearest known pixel of their row or column (whichever is
+    nearer): the terrain or level that a label, grid line or texture is printed on."""
+    filled = int((~known).sum())
+    if filled == 0:
+        return values.copy(), 0
+    ix, dx = _nearest_along(known, 0)
+    iy, dy = _nearest_along(known, 1)
+    w, h = values.shape
+    xs = np.clip(ix, 0, w - 1)
+    ys = np.clip(iy, 0, h - 1)
+    cols = np.arange(h)[None, :]
+    rows = np.arange(w)[:, None]
+    from_x = values[xs, np.broadcast_to(cols, values.shape)]
+    from_y = values[np.broadcast_to(rows, values.shape), ys]
+    out = np.where(known, values, np.where(dx <= dy, from_x, from_y))
+    none = ~known & (np.minimum(dx, dy) >= max(w, h))
+    if none.any():  # a whole row and column with nothing known: leave the unknown value
+        out[none] = values[none]
+    return out, filled
+
+
+_WOODS_RADIUS = 6  # px: the half-width of the square the woods texture's density is taken in
+_WOODS_DENSITY = 0.12  # texture share above which the ground under it is woods (inside woods ~0.2-0.4)
+
+
+def _box_mean(mask: np.ndarray, radius: int) -> np.ndarray:
+    """The share of true pixels in the (2r+1)² square around each pixel (clipped at the edges)."""
+    c = np.zeros((mask.shape[0] + 1, mask.shape[1] + 1), dtype=np.int32)
+    c[1:, 1:] = np.cumsum(np.cumsum(mask, axis=0, dtype=np.int32), axis=1)
+    w, h = mask.shape
+    x0 = np.clip(np.arange(w) - radius, 0, w)
+    x1 = np.clip(np.arange(w) + radius + 1, 0, w)
+    y0 = np.clip(np.arange(h) - radius, 0, h)
+    y1 = np.clip(np.arange(h) + radius + 1, 0, h)
+    total = c[x1][:, y1] - c[x0][:, y1] - c[x1][:, y0] + c[x0][:, y0]
+    area = (x1 - x0)[:, None] * (y1 - y0)[None, :]
+    return np.asarray(total / area)
+
+
+def classify(
+    indices: np.ndarray, palette: np.ndarray, meanings: Mapping[RGB, ColourMeaning], table: TerrainTable
+) -> ColourReading:
+    """Classify every pixel by its colour, then fill what has no terrain or level from its neighbours.
+
+    :param indices: palette index per pixel, shaped (width, height) (x-major).
+    :param palette: the palette, shaped (n, 3).
+    """
+    code_of: dict[str, int] = {}
+    for t in sorted(table, key=lambda t: -t.code):
+        code_of[t.name] = t.code
+    n = max(len(palette), int(indices.max()) + 1)
+    t_of = np.full(n, -1, dtype=np.int16)
+    e_of = np.full(n, -128, dtype=np.int16)
+    role_of: dict[str, list[int]] = {}
+    unclassified: list[tuple[RGB, int]] = []
+    counts = np.bincount(indices.ravel(), minlength=n)
+    depression = np.zeros(n, dtype=bool)
+    for i in range(len(palette)):
+        rgb = (int(palette[i][0]), int(palette[i][1]), int(palette[i][2]))
+        m = meanings.get(rgb)
+        if m is None:
+            if counts[i]:
+                unclassified.append((rgb, int(counts[i])))
+            continue
+        if m.terrain is not None:
+            if m.terrain not in code_of:
+                raise MapError(f"colour {m.name} {rgb}: VASL's terrain table has no terrain {m.terrain!r}")
+            t_of[i] = code_of[m.terrain]
+            tt = table[code_of[m.terrain]]
+            depression[i] = tt.is_depression or m.terrain.endswith("Stream")
+        if m.elevation is not None:
+            e_of[i] = m.elevation
+        if m.role:
+            role_of.setdefault(m.role, []).append(i)
+    unclassified.sort(key=lambda x: -x[1])
+    ter = t_of[indices]
+    ele = e_of[indices]
+    ter, filled_t = _fill(ter, ter >= 0)
+    texture = role_of.get("woods-texture")
+    if texture and "Woods" in code_of:
+        # woods drawn as a texture over the ground colour: where the texture is dense, the ground is woods
+        density = _box_mean(np.isin(indices, texture), _WOODS_RADIUS)
+        ground_t = ter == code_of.get("Open Ground", -1)
+        ter[ground_t & (density >= _WOODS_DENSITY)] = code_of["Woods"]
+    ground = ele > -128
+    ele, filled_e = _fill(ele, ground)
+    # a depression's floor is a level below the ground it is cut into (VASL's LOSData has it so)
+    floor = depression[indices]
+    ele[floor] -= 1
+    marks = {role: np.isin(indices, idx) for role, idx in role_of.items()}
+    terrain = np.where(ter < 0, code_of.get("Open Ground", 0), ter).astype(np.uint8)
+    return ColourReading(terrain, ele.astype(np.int8), marks, dict(meanings), unclassified, filled_t, filled_e)
+
+
+# --------------------------------------------------------------------------------------------------
+# the hex grid
+
+
+@dataclass(frozen=True)
+class GridFit:
+    """A board's hex grid as found in its picture: origin (the A1-row-1 centre of VASL's grid, A1 at
+    ``(x0, y0)``; B0 half a hex higher), hex width and height in pixels, size in hexes."""
+
+    x0: float
+    y0: float
+    dx: float
+    dy: float
+    columns: int
+    rows: int  # rows of the columns A, C, E, ... (B, D, F, ... also hold row 0)
+    dots: int  # centre dots the fit used
+    residual: float  # their RMS distance from the fitted centres, in pixels
+    data_offsets: tuple[int | None, int | None] = (None, None)  # x0, y0 of the data file
+
+    def check(self) -> list[str]:
+        """Problems with the fit: the hex size or origin off VASL's, few dots, a poor fit."""
+        problems = []
+        if abs(self.dx - HEX_WIDTH) > 0.1 or abs(self.dy - HEX_HEIGHT) > 0.1:
+            problems.append(f"hex size {self.dx:.2f} x {self.dy:.2f} px is not VASL's {HEX_WIDTH} x {HEX_HEIGHT}")
+        if self.dots < 20:
+            problems.append(f"only {self.dots} centre dots found")
+        if self.residual > 1.5:
+            problems.append(f"centre dots lie {self.residual:.1f} px (RMS) from the fitted grid")
+        x, y = self.data_offsets
+        if x is not None and abs(self.x0 - x) > 1.5:
+            problems.append(f"the data file's x0 {x} differs from the picture's {self.x0:.1f}")
+        if y is not None and abs(self.y0 - y) > 1.5:
+            problems.append(f"the data file's y0 {y} differs from the picture's {self.y0:.1f}")
+        return problems
+
+
+def read_data_offsets(text: str) -> tuple[int | None, int | None]:
+    """``x0``/``y0`` of a board's ``data`` file (VASL's hex-grid origin attributes), or None."""
+    found: dict[str, int] = {}
+    for line in text.splitlines():
+        parts = line.split()
+        if len(parts) >= 2 and parts[0].lower() in ("x0", "y0"):
+            try:
+                found[parts[0].lower()] = int(float(parts[1]))
+            except ValueError:
+                continue
+    return found.get("x0"), found.get("y0")
+
+
+def _dot_centres(indices: np.ndarray, palette: np.ndarray) -> np.ndarray:
+    """Centres of the printed hex centre dots: a light plus of five pixels with no light pixel on its
+    four diagonals or two pixels out along its arms."""
+    rgb_sum = palette[np.minimum(indices, len(palette) - 1)].astype(np.int32).sum(axis=2)
+    light = rgb_sum >= 600
+    w, h = light.shape
+    c = light[2 : w - 2, 2 : h - 2]
+
+    def at(ox: int, oy: int) -> np.ndarray:
+        return np.asarray(light[2 + ox : w - 2 + ox, 2 + oy : h - 2 + oy])
+
+    dot = c & at(1, 0) & at(-1, 0) & at(0, 1) & at(0, -1)
+    for ox, oy in ((1, 1), (1, -1), (-1, 1), (-1, -1), (2, 0), (-2, 0), (0, 2), (0, -2)):
+        dot &= ~at(ox, oy)
+    xs, ys = np.nonzero(dot)
+    return np.stack([xs + 2, ys + 2], axis=1).astype(np.float64)
+
+
+def find_grid(indices: np.ndarray, palette: np.ndarray, data_offsets: tuple[int | None, int | None] = (None, None)
+              ) -> GridFit:
+    """Find a board's hex grid from its printed centre dots, starting from the data file's origin (or VASL's
+    default, A1 at (0, 32)) and VASL's hex size, and fit origin and hex size to the dots by least squares."""
+    dots = _dot_centres(indices, palette)
+    x0 = float(data_offsets[0]) if data_offsets[0] is not None else 0.0
+    y0 = float(data_offsets[1]) if data_offsets[1] is not None else 32.0
+    dx, dy = HEX_WIDTH, HEX_HEIGHT
+    used = 0
+    residual = float("inf")
+    for _ in range(3):
+        if dots.size == 0:
+            break
+        col = np.rint((dots[:, 0] - x0) / dx)
+        shift = np.where(col % 2 == 0, 0.0, -0.5)  # odd-index columns sit half a hex higher (B0)
+        row = np.rint((dots[:, 1] - y0) / dy - shift)
+        px = x0 + dx * col
+        py = y0 + dy * (row + shift)
+        err = np.hypot(dots[:, 0] - px, dots[:, 1] - py)
+        ok = err < 4.0
+        used = int(ok.sum())
+        if used < 3:
+            break
+        # x = x0 + dx·col;  y = y0 + dy·(row + shift)
+        ax = np.stack([np.ones(used), col[ok]], axis=1)
+        (x0, dx), *_ = np.linalg.lstsq(ax, dots[ok, 0], rcond=None)
+        ay = np.stack([np.ones(used), row[ok] + shift[ok]], axis=1)
+        (y0, dy), *_ = np.linalg.lstsq(ay, dots[ok, 1], rcond=None)
+        x0, dx, y0, dy = float(x0), float(dx), float(y0), float(dy)
+        residual = float(np.sqrt(np.mean(err[ok] ** 2)))
+    w, h = indices.shape
+    # counted on VASL's hex size from the fitted origin: the columns whose centre lies on the picture, the
+    # whole hexes of the columns A, C, E, ... (a half-hex row at their bottom, if any, is left out: the
+    # geometry has half hexes only at the ends of the columns B, D, F, ...)
+    columns = int(np.floor((w - round(x0)) / HEX_WIDTH + 1e-6)) + 1
+    rows = int(np.floor((h - round(y0) + HEX_HEIGHT / 2) / HEX_HEIGHT + 1e-3))
+    return GridFit(x0, y0, dx, dy, columns, rows, used, residual, data_offsets)
+
+
+# --------------------------------------------------------------------------------------------------
+# the board
+
+
+class ColourBoard(BoardArchive):
+    """A VASL board archive read from its artwork colours (see the module's description).
+
+    Its rasters are in VASL's standard frame (A1's centre at (0, 32)): a picture whose grid origin lies
+    elsewhere (``x0 37`` in bdCH's data file) is shifted by whole pixels into it, and what falls left of
+    or above the frame (half of column A, there) is cut off.
+    """
+
+    def __init__(self, path: Path, metadata: BoardMetadata, geometry: BoardGeometry, reading: ColourReading,
+                 members: tuple[str, ...], grid: GridFit, shift: tuple[int, int],
+                 annotation: Mapping[str, Any], annotation_source: str) -> None:
+        super().__init__(path, metadata, geometry, reading.elevation, reading.terrain, frozenset(), members)
+        self.reading = reading
+        self.grid = grid
+        self.shift = shift  #: (dx, dy) added to the picture's pixels to put them in the standard frame
+        self.annotation = annotation
+        self.annotation_source = annotation_source
+        self._image_cache: bytes | None = None
+
+    def image_bytes(self) -> bytes:
+        """The picture as a GIF, shifted into the standard frame (unchanged when the shift is zero)."""
+        raw = super().image_bytes()
+        if self.shift == (0, 0):
+            return raw
+        if self._image_cache is None:
+            from PIL import Image
+
+            im = Image.open(io.BytesIO(raw))
+            out = Image.new(im.mode, (self.grid_width, self.grid_height))
+            if im.mode == "P":
+                out.putpalette(im.getpalette() or [])
+            out.paste(im, self.shift)
+            buf = io.BytesIO()
+            out.save(buf, format="GIF")
+            self._image_cache = buf.getvalue()
+        return self._image_cache
+
+    def narrow_streets(self, table: TerrainTable | None = None) -> dict[tuple[str, str], str]:
+        """Hexsides a road depiction overprints (P5.1), each ``"paved"`` or ``"unpaved"`` by the road's
+        colour: the road covers the hexside line (and 1.5 px either side) along 80 % of its middle."""
+        table = table if table is not None else load_terrain_table()
+        paved = {t.code for t in table if t.name == "Paved Road"}
+        dirt = {t.code for t in table if t.name == "Dirt Road"}
+        geo = self.geometry
+        out: dict[tuple[str, str], str] = {}
+        ts = np.linspace(0.15, 0.85, 15)
+        for col, row in geo.hexes:
+            cx, cy = geo.centre_exact(col, row)
+            for side in (1, 2, 3):
+                nb = geo.neighbour(col, row, side)
+                if nb is None:
+                    continue
+                (x0, y0), (x1, y1) = geo.hexside_segment(col, row, side)
+                mx, my = (x0 + x1) / 2, (y0 + y1) / 2
+                nx, ny = mx - cx, my - cy
+                norm = float(np.hypot(nx, ny))
+                nx, ny = nx / norm, ny / norm
+                counts = {"paved": 0, "unpaved": 0}
+                ok = True
+                for off in (-1.5, 0.0, 1.5):
+                    px = np.floor(x0 + (x1 - x0) * ts + off * nx).astype(np.int64)
+                    py = np.floor(y0 + (y1 - y0) * ts + off * ny).astype(np.int64)
+                    inside = (px >= 0) & (px < geo.grid_width) & (py >= 0) & (py < geo.grid_height)
+                    if inside.sum() < len(ts):
+                        ok = False
+                        break
+                    codes = self.terrain[px, py]
+                    p = int(np.isin(codes, list(paved)).sum())
+                    d = int(np.isin(codes, list(dirt)).sum())
+                    if p + d < 0.8 * len(ts):
+                        ok = False
+                        break
+                    counts["paved"] += p
+                    counts["unpaved"] += d
+                if ok:
+                    a, b = geo.name((col, row)), geo.name(nb)
+                    out[(a, b)] = "paved" if counts["paved"] >= counts["unpaved"] else "unpaved"
+        return out
+
+    def map_blocks(self, dc: int = 0, dr: int = 0, table: TerrainTable | None = None
+                   ) -> tuple[list[dict[str, Any]], list[dict[str, Any]], list[str]]:
+        """The map blocks the colours alone do not give, for the board placed at (dc, dr): the Narrow
+        Streets the road depiction shows (P5.1), then the annotation file's ``[[hex]]`` and ``[[hexside]]``
+        blocks (their ``source`` set aside); and one line per block saying where it was read."""
+
+        def moved(name: str) -> str:
+            if not (dc or dr):
+                return name
+            parts = []
+            for part in name.split("-"):
+                c, r = self.geometry.parse(part)
+                parts.append(self.geometry.name((c + dc, r + dr)))
+            return "-".join(parts)
+
+        hexes: list[dict[str, Any]] = []
+        sides: list[dict[str, Any]] = []
+        notes: list[str] = []
+        streets = self.narrow_streets(table)
+        for kind in ("paved", "unpaved"):
+            at = [moved(f"{a}-{b}") for (a, b), k in streets.items() if k == kind]
+            if at:
+                sides.append({"at": at, "narrow_street": kind})
+                notes.append(f"narrow_street = {kind}: {len(at)} hexsides (the artwork: a road drawn along them, "
+                             "P5.1)")
+        for kind, out in (("hex", hexes), ("hexside", sides)):
+            for block in self.annotation.get(kind, []):
+                keys = {k: v for k, v in block.items() if k != "source"}
+                at = keys.get("at", [])
+                keys["at"] = [moved(a) for a in (at if isinstance(at, list) else [at])]
+                out.append(keys)
+                notes.append(f"{', '.join(keys['at'])}: "
+                             f"{', '.join(f'{k} = {v}' for k, v in keys.items() if k != 'at')} "
+                             f"({block['source']})")
+        return hexes, sides, notes
+
+
+_CACHE: dict[tuple[str, float, str], ColourBoard] = {}
+_SSR_NAME = re.compile(r"Winter|Mist|Mud|Snow|Shadow.*Mist")
+_IMAGE = re.compile(r"bd.*\.(gif|png)|ovr.*\.(gif|png)", re.IGNORECASE)
+
+
+def read_colour_board(path: str | Path, table: TerrainTable | None = None,
+                      annotation: str | Path | None = None) -> ColourBoard:
+    """Read a VASL board archive without LOSData from its artwork and colour tables.
+
+    :param annotation: the map's annotation file; default: the one bundled for the board, if any.
+    :raises MapError: no picture, or colours that cannot be read.
+    """
+    file = Path(path)
+    ann_path = Path(annotation) if annotation is not None else annotation_file(file.name)
+    key = (str(file.resolve()), file.stat().st_mtime if file.exists() else 0.0, str(ann_path))
+    cached = _CACHE.get(key)
+    if cached is not None:
+        return cached
+    from PIL import Image
+
+    source = str(file)
+    try:
+        with zipfile.ZipFile(file) as z:
+            members = tuple(z.namelist())
+            stem = file.name.lower()
+            images = [m for m in members if _IMAGE.fullmatch(m) and "_" not in m]
+            exact = [m for m in images if m.lower().rsplit(".", 1)[0] == stem]
+            if not images:
+                raise MapError(f"{source}: no LOSData and no board picture (bd*.gif) to read the terrain from: not "
+                               "an LOS-enabled VASL board", source=source)
+            image_name = (exact or images)[0]
+            image = z.read(image_name)
+            colors_text = z.read("colors").decode("latin-1") if "colors" in members else ""
+            data_text = z.read("data").decode("latin-1") if "data" in members else ""
+    except (OSError, zipfile.BadZipFile) as exc:
+        raise MapError(f"{source}: not a readable VASL board archive: {exc}", source=source) from None
+    table = table if table is not None else load_terrain_table()
+    ann: dict[str, Any] = load_annotation(ann_path) if ann_path is not None else {}
+    ann_source = str(ann_path) if ann_path is not None else ""
+    meanings: dict[RGB, ColourMeaning] = {}
+    # VASL's shared list, then the board's own table (its names, with the board's RGB), then the annotation
+    # (an SSR recolouring's name, ``L0Winter``, never takes a colour another name has: the white of the
+    # centre dots is also ``L0Winter``'s)
+    board_colours = parse_colors_table(colors_text)
+    for name, c in table.colors.items():
+        if name not in board_colours and c.rgb not in meanings and not _SSR_NAME.search(name):
+            meanings[c.rgb] = meaning_of_name(name, c.rgb, table)
+    for name, rgb in board_colours.items():
+        m = meaning_of_name(name, rgb, table, f"the board's colors table ({name})")
+        if rgb not in meanings or (not _SSR_NAME.search(name) and (m.terrain is not None or m.role is not None)):
+            meanings[rgb] = m
+    for name, c in table.colors.items():
+        if c.rgb not in meanings:
+            meanings[c.rgb] = meaning_of_name(name, c.rgb, table)
+    meanings.update(_annotation_meanings(ann, table, ann_source))
+    im: Image.Image = Image.open(io.BytesIO(image))
+    if im.mode != "P":
+        im = im.convert("RGB").quantize(256)
+    palette = np.array(im.getpalette() or [], dtype=np.int32).reshape(-1, 3)
+    indices = np.asarray(im, dtype=np.uint8).T
+    grid = find_grid(indices, palette, read_data_offsets(data_text))
+    grid_cfg = ann.get("grid", {})
+    # VASL's origin: the data file's, else its default (A1 at (0, 32)); the picture's when they differ
+    ox = float(grid.data_offsets[0]) if grid.data_offsets[0] is not None else 0.0
+    oy = float(grid.data_offsets[1]) if grid.data_offsets[1] is not None else 32.0
+    if abs(grid.x0 - ox) > 0.75:
+        ox = float(round(grid.x0))
+    if abs(grid.y0 - oy) > 0.75:
+        oy = float(round(grid.y0))
+    shift = (int(round(-ox)), int(round(32 - oy)))
+    if "shift" in grid_cfg:
+        shift = (int(grid_cfg["shift"][0]), int(grid_cfg["shift"][1]))
+    w, h = indices.shape
+    w, h = indices.shape
+    columns = int(grid_cfg.get("columns", np.floor((w - ox) / HEX_WIDTH + 1e-6) + 1))
+    rows = int(grid_cfg.get("rows", np.floor((h - oy + HEX_HEIGHT / 2) / HEX_HEIGHT + 1e-3)))
+    gw, gh = w + shift[0], h + shift[1]
+    moved = np.zeros((gw, gh), dtype=np.uint8)
+    bg = int(np.bincount(indices.ravel()).argmax())
+    moved[:] = bg
+    sx0, sy0 = max(-shift[0], 0), max(-shift[1], 0)
+    dx0, dy0 = max(shift[0], 0), max(shift[1], 0)
+    cw, ch = min(w - sx0, gw - dx0), min(h - sy0, gh - dy0)
+    moved[dx0 : dx0 + cw, dy0 : dy0 + ch] = indices[sx0 : sx0 + cw, sy0 : sy0 + ch]
+    reading = classify(moved, palette, meanings, table)
+    name = file.name[2:] if file.name.lower().startswith("bd") else file.name
+    building_types = {str(k): str(v) for k, v in ann.get("building_types", {}).items()}
+    if "BoardMetadata.xml" in members:  # an LOS board's own building types (how VASL made its LOSData)
+        from asl_terrain.vasl import _parse_board_metadata
+
+        with zipfile.ZipFile(file) as z:
+            meta = _parse_board_metadata(z.read("BoardMetadata.xml"), f"{source}:BoardMetadata.xml")
+        building_types = {**meta.building_types, **building_types}
+    geometry = BoardGeometry(columns, rows, gw, gh)
+    _apply_inherent(reading, geometry, table)
+    _apply_building_types(reading, geometry, building_types, table)
+    metadata = BoardMetadata(name, "", "", "", image_name, bool((reading.elevation != 0).any()), columns, rows,
+                             building_types, {}, (), (), {}, {"colours": "artwork"})
+    for r in (reading.terrain, reading.elevation):
+        r.setflags(write=False)
+    board = ColourBoard(file, metadata, geometry, reading, members, grid, shift, ann, ann_source)
+    _CACHE[key] = board
+    return board
+
+
+_INHERENT_PIXELS = 30  # an inherent terrain drawn with at least this many pixels in a hex fills it
+
+
+def _hex_pixels(geometry: BoardGeometry, h: tuple[int, int]) -> tuple[np.ndarray, np.ndarray]:
+    """The pixels (xs, ys) of one hex."""
+    cx, cy = geometry.centre_exact(*h)
+    x0, x1 = max(int(cx - 40), 0), min(int(cx + 41), geometry.grid_width)
+    y0, y1 = max(int(cy - 34), 0), min(int(cy + 35), geometry.grid_height)
+    gx, gy = np.meshgrid(np.arange(x0, x1), np.arange(y0, y1), indexing="ij")
+    xs, ys = gx.ravel(), gy.ravel()
+    idx = geometry._hex_indices(xs, ys)
+    keep = idx == geometry.hexes.index(h)
+    return xs[keep], ys[keep]
+
+
+def _apply_inherent(reading: ColourReading, geometry: BoardGeometry, table: TerrainTable) -> None:
+    """Inherent terrain (orchard, graveyard, crags: B14, B18) is the whole hex's: its open ground takes it.
+    Orchards are drawn as trees standing on the ground colour; VASL reads an orchard hex the same way."""
+    open_code = next((t.code for t in sorted(table, key=lambda t: t.code) if t.name == "Open Ground"), 0)
+    for code in np.unique(reading.terrain).tolist():
+        t = table.types.get(int(code))
+        if t is None or not t.inherent:
+            continue
+        xs, ys = np.nonzero(reading.terrain == code)
+        idx = geometry._hex_indices(xs, ys)
+        counts = np.bincount(idx[idx >= 0], minlength=len(geometry.hexes))
+        for i in np.nonzero(counts >= _INHERENT_PIXELS)[0].tolist():
+            hx, hy = _hex_pixels(geometry, geometry.hexes[i])
+            sel = reading.terrain[hx, hy] == open_code
+            reading.terrain[hx[sel], hy[sel]] = code
+
+
+def _apply_building_types(reading: ColourReading, geometry: BoardGeometry, types: Mapping[str, str],
+                          table: TerrainTable) -> None:
+    """Building pixels of a hex named in ``types`` take that building type (colours give only stone or
+    wooden: VASL's LOSData is made the same way, from BoardMetadata.xml's building types)."""
+    is_building = np.array([bool(table.types.get(c) and table.types[c].is_building) for c in range(256)])
+    for hex_name, type_name in types.items():
+        try:
+            h = geometry.parse(hex_name)
+            code = table.by_name(type_name).code
+        except (MapError, ValueError):
+            continue
+        hx, hy = _hex_pixels(geometry, h)
+        sel = is_building[reading.terrain[hx, hy]]
+        reading.terrain[hx[sel], hy[sel]] = code
+
+
+def agreement(a: np.ndarray, b: np.ndarray) -> float:
+    """The share of pixels on which two rasters agree (their common extent)."""
+    w, h = min(a.shape[0], b.shape[0]), min(a.shape[1], b.shape[1])
+    return float((a[:w, :h] == b[:w, :h]).mean())
