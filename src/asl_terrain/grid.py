@@ -38,6 +38,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 from .errors import BadName, NotAdjacent
+from .limits import MAX_HEX_NAME
 
 __all__ = [
     "Hex",
@@ -171,6 +172,9 @@ def parse_hex_name(text: str) -> tuple[str, Hex]:
     >>> parse_hex_name("B0")
     ('', Hex(col=1, row=0))
     """
+    if isinstance(text, str) and len(text) > MAX_HEX_NAME:
+        raise BadName(f"bad hex name {text[:20]!r}... ({len(text)} characters): a hex name has at most "
+                      f"{MAX_HEX_NAME}; {_HEX_FORM}")
     m = _HEX_RE.fullmatch(text) if isinstance(text, str) else None
     if m is None:
         raise BadName(f"bad hex name {text!r}: {_HEX_FORM}")

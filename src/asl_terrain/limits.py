@@ -16,7 +16,9 @@ from .errors import UserError
 #: map size: columns, rows and hexes of one map (the largest VASL multi-board maps fit)
 MAX_COLUMNS = 200
 MAX_ROWS = 200
-MAX_HEXES = 10_000
+MAX_HEXES = 40_000
+#: the highest row number
+MAX_ROW_NUMBER = 9_999
 #: Base Level (hill level) of a hex, and building levels above it
 MIN_LEVEL = -10
 MAX_LEVEL = 50

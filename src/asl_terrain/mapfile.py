@@ -16,8 +16,9 @@ import tomllib
 from pathlib import Path
 from typing import Annotated, Any, Literal, Union
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, Strict, TypeAdapter, ValidationError, field_validator
 
+from . import limits
 from .errors import AslTerrainError, MapError
 from .grid import Hex, Hexside, Vertex, column_index, column_label, parse_hex_name
 
@@ -39,99 +40,110 @@ class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True, str_strip_whitespace=True)
 
 
+# The format's numbers are TOML/JSON integers and its flags true/false: "2", 2.0, true for a level, "yes" or
+# 1 for a flag are refused (pydantic's lax mode would take them silently).
+Int = Annotated[int, Strict()]
+Bool = Annotated[bool, Strict()]
+#: a Base Level (README "Limits")
+Level = Annotated[int, Strict(), Field(ge=limits.MIN_LEVEL, le=limits.MAX_LEVEL)]
+#: a hex, hexside or vertex name as written in the file
+Name = Annotated[str, Field(max_length=limits.MAX_LOCATION_NAME)]
+Prefix = Annotated[str, Field(pattern=r"^([A-Z][a-z]*|[0-9]+)?$", max_length=8)]
+
+
 def _one_or_more(v: Any) -> Any:
     # "at" is written as a list; a lone string is accepted too (the list form is what the doc shows)
     return [v] if isinstance(v, str) else v
 
 
 class ConditionsModel(_Strict):
-    month: int = Field(6, ge=1, le=12)
+    month: Int = Field(6, ge=1, le=12)
     weather: Weather = "clear"
-    frigid: bool = False
+    frigid: Bool = False
 
 
 class DefaultsModel(_Strict):
     terrain: Terrain = "open"
-    level: int = 0
+    level: Level = 0
 
 
 class HexBlock(_Strict):
-    at: list[str] = Field(min_length=1)
-    level: int | None = None
+    at: list[Name] = Field(min_length=1)
+    level: Level | None = None
     terrain: Terrain | None = None
     building: Literal["stone", "wooden"] | None = None
     building_type: BuildingType | None = None
-    upper_levels: int | None = Field(None, ge=0, le=20)
-    steeple: bool | None = None
-    building_id: str | None = None
-    stairwell: bool | None = None
+    upper_levels: Int | None = Field(None, ge=0, le=20)
+    steeple: Bool | None = None
+    building_id: str | None = Field(None, max_length=limits.MAX_ID)
+    stairwell: Bool | None = None
     stream: StreamDepth | None = None
-    culvert: bool | None = None
-    ford: bool | None = None
-    offboard: bool | None = None
+    culvert: Bool | None = None
+    ford: Bool | None = None
+    offboard: Bool | None = None
 
     _at = field_validator("at", mode="before")(_one_or_more)
 
 
 class HexsideBlock(_Strict):
-    at: list[str] = Field(min_length=1)
+    at: list[Name] = Field(min_length=1)
     road: Literal["paved", "dirt"] | None = None
     narrow_street: Literal["paved", "unpaved"] | None = None
-    slope: str | None = None
-    fence: bool | None = None
-    wall: bool | None = None
-    hedge: bool | None = None
-    bocage: bool | None = None
-    stream: bool | None = None
-    culvert: bool | None = None
-    crest: bool | None = None
+    slope: Name | None = None
+    fence: Bool | None = None
+    wall: Bool | None = None
+    hedge: Bool | None = None
+    bocage: Bool | None = None
+    stream: Bool | None = None
+    culvert: Bool | None = None
+    crest: Bool | None = None
 
     _at = field_validator("at", mode="before")(_one_or_more)
 
 
 class SmokeCounter(_Strict):
     type: Literal["smoke"]
-    at: str
-    strength: int = Field(ge=1, le=6)
+    at: Name
+    strength: Int = Field(ge=1, le=6)
 
 
 class ResidualFpCounter(_Strict):
     type: Literal["residual-fp"]
-    at: str
-    fp: int = Field(ge=1, le=36)
+    at: Name
+    fp: Int = Field(ge=1, le=36)
 
 
 class MinesCounter(_Strict):
     type: Literal["mines"]
-    at: str
+    at: Name
     kind: Literal["A-P", "A-T"]
-    strength: int = Field(ge=1, le=36)
-    hidden: bool = False
+    strength: Int = Field(ge=1, le=36)
+    hidden: Bool = False
 
 
 class RoadblockCounter(_Strict):
     type: Literal["roadblock"]
-    hexside: str
-    arrow: str | None = None
+    hexside: Name
+    arrow: Name | None = None
 
 
 class WreckCounter(_Strict):
     type: Literal["wreck"]
-    at: str
-    bypass: str | None = None
-    burning: bool = False
+    at: Name
+    bypass: Name | None = None
+    burning: Bool = False
 
 
 class VehicleCounter(_Strict):
     type: Literal["vehicle"]
-    at: str
-    bypass: str | None = None
-    immobile: bool = False
+    at: Name
+    bypass: Name | None = None
+    immobile: Bool = False
 
 
 class PlainCounter(_Strict):
     type: Literal["rubble", "blaze", "entrenchment"]
-    at: str
+    at: Name
 
 
 Counter = Annotated[
@@ -144,13 +156,15 @@ Counter = Annotated[
 class BoardPlacementModel(_Strict):
     """One board of an artwork depiction (``[[depiction.board]]``, docs/map-format-extensions.md)."""
 
-    archive: str = Field(min_length=1)  # a VASL board archive: a path (relative to the map file) or a name ("bd01")
-    prefix: str = Field("", pattern=r"^([A-Z][a-z]*|[0-9]+)?$")  # the board's own hex prefix ("1" names 1Y10)
-    column: int = Field(0, ge=0)  # the map column of the board's column A (even)
-    row: int = Field(0, ge=0)  # the map row of the board's row 0 (even)
-    columns: int = Field(33, ge=1)  # the board's size in hexes (columns; rows of its A, C, E ... columns)
-    rows: int = Field(10, ge=1)
-    flipped: bool = False  # rotated 180° (VASL's "r05"): its hex names stay those printed on it
+    # a VASL board archive: a path (relative to the map file) or a name ("bd01")
+    archive: str = Field(min_length=1, max_length=4096)
+    prefix: Prefix = ""  # the board's own hex prefix ("1" names 1Y10)
+    column: Int = Field(0, ge=0, le=limits.MAX_COLUMNS)  # the map column of the board's column A (even)
+    row: Int = Field(0, ge=0, le=limits.MAX_ROWS)  # the map row of the board's row 0 (even)
+    # the board's size in hexes (columns; rows of its A, C, E ... columns)
+    columns: Int = Field(33, ge=1, le=limits.MAX_COLUMNS)
+    rows: Int = Field(10, ge=1, le=limits.MAX_ROWS)
+    flipped: Bool = False  # rotated 180° (VASL's "r05"): its hex names stay those printed on it
 
 
 class DepictionModel(_Strict):
@@ -158,7 +172,7 @@ class DepictionModel(_Strict):
     depicted whole (hand-made maps); ``kind = "vasl"`` follows the artwork of VASL board archives."""
 
     kind: Literal["whole-hex", "vasl"] = "vasl"
-    terrain_table: str | None = None  # VASL's SharedBoardMetadata.xml (default: the VASL data directory's)
+    terrain_table: str | None = Field(None, max_length=4096)  # VASL's SharedBoardMetadata.xml (default: the VASL data directory's)
     board: list[BoardPlacementModel] = []
 
 
@@ -166,10 +180,10 @@ class MapFile(_Strict):
     """The whole file, as written (before defaults are derived)."""
 
     format: Literal["asl-terrain/1"]
-    name: str = ""
-    prefix: str = Field("", pattern=r"^([A-Z][a-z]*|[0-9]+)?$")
-    columns: tuple[str, str]
-    rows: tuple[int, int]
+    name: str = Field("", max_length=limits.MAX_MAP_NAME)
+    prefix: Prefix = ""
+    columns: tuple[Annotated[str, Field(max_length=12)], Annotated[str, Field(max_length=12)]]
+    rows: tuple[Int, Int]
     conditions: ConditionsModel = ConditionsModel()
     defaults: DefaultsModel = DefaultsModel()
     hex: list[HexBlock] = []
@@ -328,54 +342,150 @@ def parse_map_data(data: Any, source: str = "<map>") -> tuple[MapFile, Grid]:
 
     :raises MapError: naming ``source``, with every problem found.
     """
+    mf, grid, _ = _analyse(data, source)
+    return mf, grid
+
+
+def map_warnings(data: Any, source: str = "<map>") -> list[str]:
+    """What ``check`` says of a map that loads but may not be what its author meant: a building with no
+    material (stone is taken), stream hexes joined to no other stream hex and not at the map edge.
+    :raises MapError: as :func:`parse_map_data`."""
+    return _analyse(data, source)[2]
+
+
+def _analyse(data: Any, source: str) -> tuple[MapFile, Grid, list[str]]:
     if not isinstance(data, dict):
         raise MapError(f"{source}: a map file must be a table (TOML) or an object (JSON)", source=source)
     fmt = data.get("format")
     if fmt != FORMAT:
         raise MapError(f"{source}: format: expected {FORMAT!r}, got {fmt!r}", source=source)
+    problems: list[str] = []
+    mf: MapFile | None = None
     try:
         mf = MapFile.model_validate(data)
+        hex_blocks: list[HexBlock | None] = list(mf.hex)
+        side_blocks: list[HexsideBlock | None] = list(mf.hexside)
+        counters: list[Any] = list(mf.counter)
+        prefix, defaults = mf.prefix, mf.defaults
     except ValidationError as e:
-        found = _pydantic_problems(e, data)
-        raise MapError(_summary(source, found), problems=found, source=source) from None
-    problems: list[str] = []
-    try:
-        c0, c1 = column_index(mf.columns[0]), column_index(mf.columns[1])
-    except AslTerrainError as e:
-        raise MapError(f"{source}: columns: {e}; expected column labels such as [\"A\", \"T\"]",
-                       source=source) from None
-    if c0 > c1:
-        problems.append(f"columns: first column {mf.columns[0]} comes after last column {mf.columns[1]}")
-    if mf.rows[0] > mf.rows[1] or mf.rows[0] < 0:
-        problems.append(f"rows: expected [first, last] with 0 <= first <= last, got {list(mf.rows)}")
-    if problems:
+        # report the file's other problems too: check what of it is well-formed (README: every problem)
+        problems += _pydantic_problems(e, data)
+        hex_blocks = _each(data, "hex", HexBlock)
+        side_blocks = _each(data, "hexside", HexsideBlock)
+        counters = _each(data, "counter", TypeAdapter(Counter))
+        prefix = _valid(_Prefix, {"prefix": data.get("prefix", "")})
+        prefix = prefix.prefix if prefix is not None else ""
+        defaults = _valid(DefaultsModel, data.get("defaults", {})) or DefaultsModel()
+    extent = _valid(_Extent, {"columns": data.get("columns"), "rows": data.get("rows")})
+    grid = _grid(extent, problems) if extent is not None else None
+    warnings: list[str] = []
+    if grid is not None:
+        boards = {b.prefix: b for b in mf.depiction.board if b.prefix} if mf and mf.depiction else None
+        check = _Checker(grid, prefix, boards)
+        placed = _check_blocks(hex_blocks, side_blocks, counters, check)
+        if mf is not None:
+            _check_depiction(mf, check)
+        warnings = _check_merged(hex_blocks, side_blocks, placed, defaults, check)
+        problems += check.problems
+    if problems or mf is None or grid is None:
         raise MapError(_summary(source, problems), problems=problems, source=source)
-    grid = Grid(c0, c1, mf.rows[0], mf.rows[1])
-    check = _Checker(grid, mf.prefix, {b.prefix: b for b in mf.depiction.board if b.prefix} if mf.depiction else None)
-    _check_blocks(mf, check)
-    _check_depiction(mf, check)
-    if check.problems:
-        raise MapError(_summary(source, check.problems), problems=check.problems, source=source)
-    return mf, grid
+    return mf, grid, warnings
 
 
-def _check_blocks(mf: MapFile, check: _Checker) -> None:
-    for i, hb in enumerate(mf.hex):
+class _Extent(_Strict):
+    columns: tuple[Annotated[str, Field(max_length=12)], Annotated[str, Field(max_length=12)]]
+    rows: tuple[Int, Int]
+
+
+class _Prefix(_Strict):
+    prefix: Prefix = ""
+
+
+def _valid(model: Any, data: Any) -> Any:
+    try:
+        return model.model_validate(data)
+    except ValidationError:
+        return None
+
+
+def _each(data: dict[str, Any], key: str, model: Any) -> list[Any]:
+    items = data.get(key)
+    if not isinstance(items, list):
+        return []
+    out = []
+    for item in items:
+        try:
+            out.append(model.validate_python(item) if isinstance(model, TypeAdapter) else model.model_validate(item))
+        except ValidationError:
+            out.append(None)
+    return out
+
+
+def _grid(extent: _Extent, problems: list[str]) -> Grid | None:
+    try:
+        c0, c1 = column_index(extent.columns[0]), column_index(extent.columns[1])
+    except AslTerrainError as e:
+        problems.append(f"columns: {e}; expected column labels such as [\"A\", \"T\"]")
+        return None
+    r0, r1 = extent.rows
+    bad = len(problems)
+    if c0 > c1:
+        problems.append(f"columns: first column {extent.columns[0]} comes after last column {extent.columns[1]}")
+    elif c1 - c0 + 1 > limits.MAX_COLUMNS:
+        problems.append(f"columns: {extent.columns[0]}..{extent.columns[1]} is {c1 - c0 + 1} columns; a map has at "
+                        f"most {limits.MAX_COLUMNS} (README, Limits)")
+    if r0 > r1 or r0 < 0:
+        problems.append(f"rows: expected [first, last] with 0 <= first <= last, got {list(extent.rows)}")
+    elif r1 - r0 + 1 > limits.MAX_ROWS or r1 > limits.MAX_ROW_NUMBER:
+        problems.append(f"rows: {r0}..{r1} is {r1 - r0 + 1} rows; a map has at most {limits.MAX_ROWS}, numbered at "
+                        f"most {limits.MAX_ROW_NUMBER} (README, Limits)")
+    elif c0 <= c1 and (c1 - c0 + 1) * (r1 - r0 + 1) > limits.MAX_HEXES:
+        problems.append(f"columns, rows: {(c1 - c0 + 1) * (r1 - r0 + 1):,} hexes; a map has at most "
+                        f"{limits.MAX_HEXES:,} (README, Limits)")
+    if len(problems) > bad:
+        return None
+    return Grid(c0, c1, r0, r1)
+
+
+#: the hexes each [[hex]] block's "at" names, and the hexsides of each [[hexside]] block (valid ones only)
+_Placed = tuple[list[list[tuple[int, Hex]]], list[list[tuple[int, Hexside]]]]
+
+
+def _check_blocks(hex_blocks: list[HexBlock | None], side_blocks: list[HexsideBlock | None], counters: list[Any],
+                  check: _Checker) -> _Placed:
+    hex_at: list[list[tuple[int, Hex]]] = []
+    side_at: list[list[tuple[int, Hexside]]] = []
+    for i, hb in enumerate(hex_blocks):
+        hex_at.append([])
+        if hb is None:
+            continue
         for j, text in enumerate(hb.at):
-            check.hex(text, f"hex[{i}].at[{j}]")
+            h = check.hex(text, f"hex[{i}].at[{j}]")
+            if h is not None:
+                hex_at[-1].append((j, h))
         if hb.stream is not None and hb.terrain is not None and hb.terrain not in STREAM_TERRAIN:
             check.add(f"hex[{i}].stream", f"a stream cannot run through {hb.terrain!r} terrain; expected one of "
                                           f"{', '.join(sorted(STREAM_TERRAIN))} (P4.1)")
-    for i, sb in enumerate(mf.hexside):
+    for i, sb in enumerate(side_blocks):
+        side_at.append([])
+        if sb is None:
+            continue
+        if sb.wall and sb.hedge:
+            check.add(f"hexside[{i}]", "wall = true and hedge = true: a hexside carries a wall or a hedge, not both "
+                                       "(B9.1); expected one of them")
         for j, text in enumerate(sb.at):
             hs = check.hexside(text, f"hexside[{i}].at[{j}]")
+            if hs is not None:
+                side_at[-1].append((j, hs))
             if hs is not None and sb.slope is not None:
                 h = check.hex(sb.slope, f"hexside[{i}].slope")
                 if h is not None and h not in hs.hexes:
                     check.add(f"hexside[{i}].slope", f"{sb.slope!r} is not one of the hexes of hexside {text!r}; "
                                                      "expected the hex that carries the slope hash marks (P2.2)")
-    for i, c in enumerate(mf.counter):
+    for i, c in enumerate(counters):
         where = f"counter[{i}]"
+        if c is None:
+            continue
         if isinstance(c, RoadblockCounter):
             hs = check.hexside(c.hexside, f"{where}.hexside")
             if c.arrow is not None and hs is not None:
@@ -390,6 +500,105 @@ def _check_blocks(mf: MapFile, check: _Checker) -> None:
                 hs = check.hexside(bypass, f"{where}.bypass", board_ok=True)
                 if hs is not None and h not in hs.hexes:
                     check.add(f"{where}.bypass", f"hexside {bypass!r} is not a hexside of {c.at!r}")
+    return hex_at, side_at
+
+
+_HEX_KEYS = ("level", "terrain", "building", "building_type", "upper_levels", "steeple", "building_id",
+             "stairwell", "stream", "culvert", "ford", "offboard")
+_SIDE_KEYS = ("road", "narrow_street", "slope", "fence", "wall", "hedge", "bocage", "stream", "culvert", "crest")
+
+
+def _check_merged(hex_blocks: list[HexBlock | None], side_blocks: list[HexsideBlock | None], placed: _Placed,
+                  defaults: DefaultsModel, check: _Checker) -> list[str]:
+    """Check each hex and hexside as its blocks leave it (later blocks override the keys they set): the
+    problems go to ``check``; returns the warnings."""
+    warnings: list[str] = []
+    prefix = check.prefix
+    vals: dict[Hex, dict[str, Any]] = {}
+    order: list[Hex] = []
+    for i, hb in enumerate(hex_blocks):
+        if hb is None:
+            continue
+        given = {k: getattr(hb, k) for k in _HEX_KEYS if getattr(hb, k) is not None}
+        for _, h in placed[0][i]:
+            if h not in vals:
+                vals[h] = {}
+                order.append(h)
+            vals[h].update(given)
+    terrain_of: dict[Hex, dict[str, Any]] = {}
+    no_material: list[str] = []
+    for h in order:
+        v = {"terrain": defaults.terrain, "level": defaults.level, **vals[h]}
+        terrain_of[h] = v
+        name = prefix + h.name
+        is_building = v["terrain"] == "building"
+        btype = v.get("building_type") or ("multi-level" if "upper_levels" in v else "single-story-house")
+        if not is_building:
+            for k in ("building_type", "upper_levels", "steeple", "stairwell", "building_id"):
+                if v.get(k) not in (None, False) and not (k == "building_id" and v["terrain"] == "rubble"):
+                    check.add(f"hex {name}", f"{k!r} is set but the hex is {v['terrain']!r}, not a building")
+        elif btype != "multi-level" and v.get("upper_levels"):
+            check.add(f"hex {name}", f"upper_levels is for multi-level buildings, but building_type is {btype!r}")
+        if v.get("building") is not None and v["terrain"] not in ("building", "rubble"):
+            check.add(f"hex {name}", f"'building' (stone/wooden) is set but the hex is {v['terrain']!r}")
+        if is_building and v.get("building") is None:
+            no_material.append(name)
+        is_stream = v.get("stream") is not None
+        if v.get("culvert") and not is_stream:
+            check.add(f"hex {name}", "a Stream Culvert needs a stream hex (set stream = ...) (P4.2)")
+        if is_stream and v["terrain"] not in STREAM_TERRAIN:
+            check.add(f"hex {name}", f"a stream cannot run through {v['terrain']!r} (P4.1)")
+        if v.get("ford") and not is_stream:
+            check.add(f"hex {name}", "a ford needs a stream hex (P4.3, B20.8)")
+    if no_material:
+        shown = ", ".join(no_material[:6]) + (", ..." if len(no_material) > 6 else "")
+        warnings.append(f"{len(no_material)} building hex(es) with no 'building' material ({shown}): stone is taken "
+                        "(B23.3 TEM +3); write building = \"stone\" or \"wooden\" to say so")
+    default_v = {"terrain": defaults.terrain, "level": defaults.level}
+    sides: dict[Hexside, dict[str, Any]] = {}
+    for i, sb in enumerate(side_blocks):
+        if sb is None:
+            continue
+        given = {k: getattr(sb, k) for k in _SIDE_KEYS if getattr(sb, k) is not None}
+        for _, hs in placed[1][i]:
+            sides.setdefault(hs, {}).update(given)
+    for hs, v in sides.items():
+        name = prefix + hs.name
+        if v.get("wall") and v.get("hedge"):
+            check.add(f"hexside {name}", "both a wall and a hedge (set by different blocks): a hexside carries one "
+                                         "or the other (B9.1)")
+        ends = [terrain_of.get(h, default_v) for h in hs.hexes]
+        if v.get("culvert"):
+            for h, t in zip(hs.hexes, ends):
+                if t.get("stream") is None:
+                    check.add(f"hexside {name}", f"culvert = true but {prefix}{h.name} is not a stream hex (P4.22)")
+        if v.get("narrow_street") and v.get("crest") and ends[0]["level"] == ends[1]["level"]:
+            check.add(f"hexside {name}", "crest = true on a Narrow Street hexside whose hexes have the same Base "
+                                         "Level: P5.11 puts a unit in Bypass along a Crest-Line Narrow Street in "
+                                         "its lower hex, and neither is lower; leave crest out (or set the levels)")
+    warnings += _stream_warnings(terrain_of, sides, check)
+    return warnings
+
+
+def _stream_warnings(terrain_of: dict[Hex, dict[str, Any]], sides: dict[Hexside, dict[str, Any]],
+                     check: _Checker) -> list[str]:
+    """Stream hexes joined to no other stream hex (no stream hexside) and not at the map edge, where a stream
+    may run off the map: most likely a typo in a hex name."""
+    g = check.grid
+    stream = {h for h, t in terrain_of.items() if t.get("stream") is not None}
+    out = []
+    for h in sorted(stream, key=lambda x: (x.col, x.row)):
+        joined = False
+        for n in h.neighbours():
+            w = sides.get(Hexside.of(h, n), {}).get("stream")
+            if (w is True) or (w is None and n in stream):
+                joined = True
+                break
+        edge = h.col in (g.col_first, g.col_last) or h.row in (g.row_first, g.row_last)
+        if not joined and not edge:
+            out.append(f"stream hex {check.prefix}{h.name} is joined to no other stream hex (no stream hexside) and "
+                       "is not at the map edge: check the stream's hex names")
+    return out
 
 
 def _check_depiction(mf: MapFile, check: _Checker) -> None:
@@ -420,23 +629,55 @@ def _summary(source: str, problems: list[str]) -> str:
     return f"{source}: {len(problems)} problems:\n" + "\n".join(f"  - {p}" for p in problems)
 
 
+class _DuplicateKey(ValueError):
+    pass
+
+
+def _no_duplicate_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    # JSON would keep the last of two "level" keys silently (TOML refuses them): a hex given two levels
+    out: dict[str, Any] = {}
+    for k, v in pairs:
+        if k in out:
+            raise _DuplicateKey(f"key {k!r} is given twice in one object ({json.dumps(out[k])[:30]} and "
+                                f"{json.dumps(v)[:30]}); expected each key once")
+        out[k] = v
+    return out
+
+
 def read_map_document(path: str | Path) -> Any:
-    """Decode a map file (TOML, or JSON by its ``.json`` suffix) without validating it."""
+    """Decode a map file (TOML, or JSON by its ``.json`` suffix; UTF-8, a byte-order mark allowed) without
+    validating it. Files over the size, nesting or number-length limits are refused before decoding."""
     p = Path(path)
     try:
         raw = p.read_bytes()
     except OSError as e:
         raise MapError(f"{p}: cannot read the map file ({e.strerror or e})", source=str(p)) from None
+    def error(msg: str) -> MapError:
+        return MapError(msg, source=str(p))
+
     if p.suffix.lower() == ".json":
+        if not raw.startswith(b"\xef\xbb\xbf"):
+            try:  # JSON may come in UTF-16 or UTF-32 (RFC 8259 detection, as json.loads(bytes) does)
+                raw = raw.decode(json.detect_encoding(raw)).encode("utf-8")
+            except (UnicodeDecodeError, LookupError):
+                pass
+        text = limits.decode_bytes(raw, str(p), "map file", error)
         try:
-            return json.loads(raw)
-        except (json.JSONDecodeError, UnicodeDecodeError) as e:
+            return json.loads(text, object_pairs_hook=_no_duplicate_keys)
+        except _DuplicateKey as e:
+            raise MapError(f"{p}: {e}", source=str(p)) from None
+        except json.JSONDecodeError as e:
             raise MapError(f"{p}: not valid JSON ({e})", source=str(p)) from None
+        except (RecursionError, ValueError) as e:  # the guard should have refused it first
+            raise MapError(f"{p}: cannot be read as JSON ({type(e).__name__}: {e})", source=str(p)) from None
+    text = limits.decode_bytes(raw, str(p), "map file", error)
     try:
-        return tomllib.loads(raw.decode("utf-8"))
-    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as e:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as e:
         raise MapError(f"{p}: not valid TOML ({e}); map files are TOML, or JSON with a .json suffix",
                        source=str(p)) from None
+    except (RecursionError, ValueError) as e:
+        raise MapError(f"{p}: cannot be read as TOML ({type(e).__name__}: {e})", source=str(p)) from None
 
 
 def json_schema() -> dict[str, Any]:
@@ -444,4 +685,12 @@ def json_schema() -> dict[str, Any]:
     schema = MapFile.model_json_schema()
     schema["$schema"] = "https://json-schema.org/draft/2020-12/schema"
     schema["title"] = "asl-terrain map file (format asl-terrain/1)"
+    schema["x-limits"] = {
+        "columns": limits.MAX_COLUMNS, "rows": limits.MAX_ROWS, "row_number": limits.MAX_ROW_NUMBER,
+        "hexes": limits.MAX_HEXES, "level": [limits.MIN_LEVEL, limits.MAX_LEVEL],
+        "name_length": limits.MAX_MAP_NAME, "building_id_length": limits.MAX_ID,
+        "location_name_length": limits.MAX_LOCATION_NAME, "hex_name_length": limits.MAX_HEX_NAME,
+        "file_bytes": limits.MAX_FILE_BYTES, "nesting": limits.MAX_DEPTH, "number_digits": limits.MAX_DIGITS,
+        "batch_queries": limits.MAX_BATCH,
+    }
     return schema

@@ -656,30 +656,13 @@ def _build(mf: MapFile, grid: Grid, source: str) -> Map:
         vals = {k: getattr(hb, k) for k in _HEX_KEYS if getattr(hb, k) is not None}
         for text in hb.at:
             raw.setdefault(Hex.parse(text), {}).update(vals)
-    problems: list[str] = []
     hexes: dict[Hex, HexTerrain] = {}
     for h, vals in raw.items():
         t = HexTerrain(h, **{"terrain": default.terrain, "level": default.level, **vals})
         if t.building_type is None and t.is_building:
             t = replace(t, building_type="multi-level" if "upper_levels" in vals else "single-story-house")
-        name = mf.prefix + h.name
-        if not t.is_building:
-            for k in ("building_type", "upper_levels", "steeple", "stairwell", "building_id"):
-                if vals.get(k) not in (None, False) and not (k == "building_id" and t.terrain == "rubble"):
-                    problems.append(f"hex {name}: {k!r} is set but the hex is {t.terrain!r}, not a building")
-        elif t.building_type != "multi-level" and vals.get("upper_levels"):
-            problems.append(f"hex {name}: upper_levels is for multi-level buildings, but building_type is "
-                            f"{t.building_type!r}")
-        if t.building is not None and t.terrain not in ("building", "rubble"):
-            problems.append(f"hex {name}: 'building' (stone/wooden) is set but the hex is {t.terrain!r}")
         if t.is_building and t.building is None:
-            t = replace(t, building="stone")  # a building's material is needed for TEM; default noted in docs
-        if t.culvert and not t.is_stream:
-            problems.append(f"hex {name}: a Stream Culvert needs a stream hex (set stream = ...) (P4.2)")
-        if t.stream is not None and t.terrain not in ("open", "woods", "pine-woods", "brush", "orchard"):
-            problems.append(f"hex {name}: a stream cannot run through {t.terrain!r} (P4.1)")
-        if t.ford and not t.is_stream:
-            problems.append(f"hex {name}: a ford needs a stream hex (P4.3, B20.8)")
+            t = replace(t, building="stone")  # a building's material is needed for TEM; `check` warns of it
         hexes[h] = t
     hexsides: dict[Hexside, HexsideTerrain] = {}
     raw_hs: dict[Hexside, dict[str, Any]] = {}
@@ -691,15 +674,8 @@ def _build(mf: MapFile, grid: Grid, source: str) -> Map:
         for text in sb.at:
             a, b = text.split("-")
             raw_hs.setdefault(Hexside.of(Hex.parse(a), Hex.parse(b)), {}).update(vals)
-    for hs, vals in raw_hs.items():
-        t_hs = HexsideTerrain(hs, **{"stream": None, "culvert": None, "crest": None, **vals})
-        if vals.get("culvert"):
-            for h in hs.hexes:
-                th = hexes.get(h, default)
-                if not th.is_stream:
-                    problems.append(f"hexside {mf.prefix}{hs.name}: culvert = true but {mf.prefix}{h.name} is "
-                                    "not a stream hex (P4.22)")
-        hexsides[hs] = t_hs
+    for hs, vals in raw_hs.items():  # mapfile has checked each hex and hexside as its blocks leave it
+        hexsides[hs] = HexsideTerrain(hs, **{"stream": None, "culvert": None, "crest": None, **vals})
     depiction = None
     if mf.depiction is not None:
         d = mf.depiction
@@ -714,6 +690,7 @@ def _build(mf: MapFile, grid: Grid, source: str) -> Map:
         b = boards.get(prefix) if prefix and prefix != mf.prefix else None
         return b.to_map(h) if b is not None else h
 
+    problems: list[str] = []  # what only the board placement can tell (mapfile checked everything else)
     counters: list[Counter] = []
     for i, c in enumerate(mf.counter):
         if isinstance(c, RoadblockCounter):

@@ -45,6 +45,7 @@ from __future__ import annotations
 import base64
 import copy
 import math
+import re
 import textwrap
 import xml.etree.ElementTree as ET
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -297,11 +298,15 @@ def _draw_board(ctx: _Ctx, g: ET.Element, image: bytes, box: tuple[float, float,
 
 
 def _level_color(ctx: _Ctx, level: int) -> str:
-    key = f"level-{level}" if level >= 0 else f"level-minus-{-level}"
-    while key not in ctx.c:  # beyond the defined shades: the darkest (highest / lowest) one
-        level += -1 if level > 0 else 1
-        key = f"level-{level}" if level >= 0 else f"level-minus-{-level}"
-    return ctx.c[key]
+    # beyond the defined shades: the darkest (highest / lowest) one, found by a bounded search (a level of
+    # 10**30 once stepped down one level at a time)
+    shades = [int(k[6:]) for k in ctx.c if k.startswith("level-") and k[6:].isdigit()]
+    deeps = [int(k[12:]) for k in ctx.c if k.startswith("level-minus-") and k[12:].isdigit()]
+    if level >= 0:
+        below = [x for x in shades if x <= level]
+        return ctx.c[f"level-{max(below)}"] if below else ctx.c[f"level-{min(shades)}"]
+    below = [x for x in deeps if x <= -level]
+    return ctx.c[f"level-minus-{max(below)}"] if below else ctx.c["level-0"]
 
 
 def _draw_levels(ctx: _Ctx, g: ET.Element) -> None:
@@ -1143,11 +1148,16 @@ def map_svg(
     g = _layer(root, "caption")
     if lines:
         _draw_caption(ctx, g, lines, cap_box, font)
-    return ET.tostring(root, encoding="unicode")
+    return _XML_INVALID.sub("\ufffd", ET.tostring(root, encoding="unicode"))
 
 
-def save(svg: str, path: str | Path) -> None:
-    """Write ``svg`` to ``path``: text for ``.svg``, a PNG (via cairosvg) for ``.png``.
+# characters XML 1.0 does not allow (a control character in a map's name would make the SVG malformed and the
+# PNG fail): they come only from the user's text and are drawn as U+FFFD
+_XML_INVALID = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
+
+
+def picture_bytes(svg: str, path: str | Path) -> bytes:
+    """The bytes of a picture file named ``path``: the SVG text for ``.svg``, a PNG (via cairosvg) for ``.png``.
 
     Raises
     ------
@@ -1157,10 +1167,33 @@ def save(svg: str, path: str | Path) -> None:
     p = Path(path)
     suffix = p.suffix.lower()
     if suffix == ".svg":
-        p.write_text(svg, encoding="utf-8")
-    elif suffix == ".png":
+        return svg.encode("utf-8")
+    if suffix == ".png":
         import cairosvg  # type: ignore[import-untyped]  # only here: nothing else needs it
 
-        cairosvg.svg2png(bytestring=svg.encode("utf-8"), write_to=str(p))
-    else:
-        raise ValueError(f"cannot save a map picture as {p.name!r}: expected a '.svg' or '.png' suffix")
+        return bytes(cairosvg.svg2png(bytestring=svg.encode("utf-8")))
+    raise ValueError(f"cannot save a map picture as {p.name!r}: expected a '.svg' or '.png' suffix")
+
+
+def save(svg: str, path: str | Path) -> None:
+    """Write ``svg`` to ``path``: text for ``.svg``, a PNG (via cairosvg) for ``.png``, through a temporary
+    file renamed into place (an interrupted write leaves any old file whole).
+
+    Raises
+    ------
+    ValueError
+        For any other suffix.
+    """
+    import os
+    import tempfile
+
+    p = Path(path)
+    data = picture_bytes(svg, p)
+    fd, tmp = tempfile.mkstemp(prefix=f".{p.name}.", suffix=".tmp", dir=p.parent if str(p.parent) else ".")
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+        os.replace(tmp, p)
+    finally:
+        if os.path.exists(tmp):
+            os.unlink(tmp)

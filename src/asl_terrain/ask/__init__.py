@@ -23,6 +23,7 @@ from typing import Any, TypeVar
 
 _T = TypeVar("_T")
 
+from .. import limits
 from ..chart import Chart, default_chart
 from ..errors import AslTerrainError, QueryError, UserError
 from ..grid import Hex, Hexside, Vertex
@@ -260,8 +261,12 @@ def answer_one(m: Map, q: Any, chart: Chart | None = None, debug: bool = False) 
     except Exception as e:  # a bug: reported as such, never dressed up as a user error
         if debug:
             raise
-        return {"kind": kind, "error": f"internal error ({type(e).__name__}: {e}); please report this query "
+        return {"kind": kind, "error": f"{INTERNAL_ERROR} ({type(e).__name__}: {e}); please report this query "
                                        "with the map (run with --debug for the traceback)"}
+
+
+#: how the answer to a query that hit a bug begins
+INTERNAL_ERROR = "internal error"
 
 
 #: the JSON type each key of a query's "conditions" must have (the model would coerce "10" or true silently)
@@ -289,8 +294,11 @@ def _conditions(overrides: Any) -> dict[str, Any] | None:
 
 def answer_all(m: Map, queries: list[Any], chart: Chart | None = None,
                debug: bool = False) -> tuple[list[dict[str, Any]], int]:
-    """Answer a batch; returns (answers, exit status): 0 all answered, 1 when any answer is an error."""
+    """Answer a batch; returns (answers, exit status): 0 all answered, 1 when any answer is an error, 3 when
+    any is an internal error (a bug: the same status as every other internal error of the CLI)."""
     answers = [answer_one(m, q, chart, debug) for q in queries]
+    if any(str(a.get("error", "")).startswith(INTERNAL_ERROR) for a in answers):
+        return answers, 3
     return answers, (1 if any("error" in a for a in answers) else 0)
 
 
@@ -299,8 +307,15 @@ def read_queries(source: str) -> list[Any]:
 
     :raises QueryFileError: when it cannot be read or is not JSON.
     """
+    where = "stdin" if source == "-" else source
     try:
-        text = sys.stdin.read() if source == "-" else Path(source).read_text(encoding="utf-8")
+        if source == "-":
+            text = sys.stdin.read()
+            if len(text) > limits.MAX_FILE_BYTES:
+                raise QueryFileError(f"stdin: the query file is over {limits.MAX_FILE_BYTES:,} characters")
+            limits.guard_text(text, where, QueryFileError)
+        else:
+            text = limits.decode_bytes(Path(source).read_bytes(), where, "query file", QueryFileError)
     except OSError as e:
         raise QueryFileError(f"{source}: cannot read the query file ({e.strerror or e})") from None
     except UnicodeDecodeError:
@@ -308,10 +323,14 @@ def read_queries(source: str) -> list[Any]:
     try:
         data = json.loads(text)
     except json.JSONDecodeError as e:
-        raise QueryFileError(f"{'stdin' if source == '-' else source}: not valid JSON ({e}); expected a JSON "
-                             "list of query objects") from None
+        raise QueryFileError(f"{where}: not valid JSON ({e}); expected a JSON list of query objects") from None
+    except (RecursionError, ValueError) as e:  # the guard should have refused it first
+        raise QueryFileError(f"{where}: cannot be read as JSON ({type(e).__name__}: {e})") from None
     if isinstance(data, dict):
         return [data]
     if not isinstance(data, list):
         raise QueryFileError(f"{source}: expected a JSON list of query objects, got {type(data).__name__}")
+    if len(data) > limits.MAX_BATCH:
+        raise QueryFileError(f"{where}: {len(data):,} queries; a batch has at most {limits.MAX_BATCH:,} "
+                             "(README, Limits): split it")
     return data

@@ -3,7 +3,7 @@
 One short function per subcommand, in the submodules (``cli.core``, ``cli.movement``, ``cli.los``,
 ``cli.effects``). Each builds the same query object the batch ``ask`` takes and prints the ruling, so the
 three faces give the same answer. Errors the user can fix print one line and exit with status 2; a bug
-says so and shows its traceback only with ``--debug``.
+says so, exits with status 3 (in every subcommand alike) and shows its traceback only with ``--debug``.
 """
 
 from __future__ import annotations
@@ -56,7 +56,12 @@ def get_chart() -> Chart:
 
 def is_map_arg(text: str) -> bool:
     """Whether a positional argument names a map file rather than a hex or Location."""
-    return text.lower().endswith((".toml", ".json")) or ("/" in text and Path(text).exists()) or Path(text).is_file()
+    if text.lower().endswith((".toml", ".json")):
+        return True
+    try:
+        return ("/" in text and Path(text).exists()) or Path(text).is_file()
+    except (OSError, ValueError):  # a name too long for a file name (or with a NUL) names no file
+        return False
 
 
 def load_map(path: Optional[str]) -> Map:
@@ -97,27 +102,26 @@ def split_map(args: list[str], n: int, names: str) -> tuple[Map, list[str]]:
                     f"{got or '(none)'}{hint}")
 
 
-def check_output(output: Optional[Path]) -> None:
+def check_output(output: Optional[Path], force: bool = False, inputs: Any = ()) -> None:
     """Refuse a picture file ``-o`` that cannot be written before any work is done: it must end in .svg or
-    .png and its directory must exist."""
+    .png, its directory must exist, it must not be one of the command's ``inputs`` (even with ``--force``)
+    and must not exist unless ``force`` (see :func:`asl_terrain.cli.core.check_new_file`)."""
     if output is None:
         return
     if output.suffix.lower() not in (".svg", ".png"):
         raise UserError(f"-o {output}: expected a picture file ending in .svg or .png")
-    parent = output.parent if str(output.parent) else Path(".")
-    if not parent.is_dir():
-        raise UserError(f"-o {output}: no such directory {parent}")
+    from .core import check_new_file
+
+    check_new_file(output, "-o", force, inputs)
 
 
-def save_picture(svg: str, output: Path) -> None:
-    """Write a picture (``render.save``); a file that cannot be written is a user error, not a bug."""
-    from ..render import save
+def save_picture(svg: str, output: Path, force: bool = False, inputs: Any = ()) -> None:
+    """Write a picture atomically (``render.picture_bytes``); a file that cannot be written is a user error."""
+    from ..render import picture_bytes
+    from .core import write_new_file
 
-    check_output(output)
-    try:
-        save(svg, output)
-    except OSError as e:
-        raise UserError(f"-o {output}: cannot write the picture ({e.strerror or e})") from None
+    check_output(output, force, inputs)
+    write_new_file(output, picture_bytes(svg, output), "-o", force, inputs)
 
 
 _ITEM_COLUMNS = {"amount": "TEM/DRM", "drm": "DRM", "cost": "COST"}

@@ -15,7 +15,7 @@ import typer
 
 from ..errors import UserError
 from ..model import Map
-from . import State, app, get_chart, is_map_arg, load_map, print_answer, split_map
+from . import app, get_chart, is_map_arg, load_map, print_answer, split_map
 
 _TEM_KEYS = ["target", "firers", "attack", "affected", "reason", "range", "tem", "hindrance_drm", "drm", "ffmo",
              "ffnam", "total_drm", "open_ground", "fire_group_los"]
@@ -31,7 +31,9 @@ def _run(m: Map, query: dict[str, Any], keys: list[str] | None = None, item_key:
 
     left_out = {k for k, v in query.items() if v is None}
     query = {k: v for k, v in query.items() if v is not None and v != [] and v is not False or k == "kind"}
-    ans = answer_one(m, query, get_chart(), debug=State.debug)
+    # debug=True: a bug is raised, not dressed up as an error answer, so main() exits 3 for it (2 is for
+    # the user's mistakes), with the traceback under --debug
+    ans = answer_one(m, query, get_chart(), debug=True)
     if "error" in ans:  # a query the engine cannot answer: one line on stderr, exit status 2 (via main)
         raise UserError(_cli_message(str(ans["error"]), left_out, spelled or {}))
     print_answer(ans, keys, item_key)

@@ -14,7 +14,7 @@ import typer
 
 from ..errors import UserError
 from ..model import Map
-from . import State, app, board_image, check_output, console, get_chart, print_answer, save_picture, split_map
+from . import app, board_image, check_output, console, get_chart, print_answer, save_picture, split_map
 
 _LOS_KEYS = ["from", "to", "clear", "blocked_by", "hindrance_drm", "range", "height_advantage", "up_slope",
              "blind", "borderline", "elevations", "roadblocks_crossed"]
@@ -23,7 +23,9 @@ _LOS_KEYS = ["from", "to", "clear", "blocked_by", "hindrance_drm", "range", "hei
 def _answer(m: Map, query: dict[str, Any]) -> dict[str, Any]:
     from ..ask import answer_one
 
-    ans = answer_one(m, query, get_chart(), debug=State.debug)
+    # debug=True: a bug is raised, not dressed up as an error answer, so main() exits 3 for it (2 is for
+    # the user's mistakes), with the traceback under --debug
+    ans = answer_one(m, query, get_chart(), debug=True)
     if "error" in ans:
         raise UserError(str(ans["error"]))
     return ans
@@ -37,6 +39,7 @@ def los_command(
     entrenched_from: bool = typer.Option(False, "--entrenched-from", help="A is entrenched (B9.21)."),
     entrenched_to: bool = typer.Option(False, "--entrenched-to", help="B is entrenched (B9.21)."),
     size: float = typer.Option(36.0, help="Hex size in pixels for -o."),
+    force: bool = typer.Option(False, "--force", help="Replace the -o file if it exists."),
 ) -> None:
     """Line of sight from A to B: clear or blocked (where, by what, which rule), every Hindrance and its DRM,
     range, Height Advantage, Up-Slope ends, Blind Hex, borderline (A6, B10, P2.3, P4.2, P5.141).
@@ -46,7 +49,7 @@ def los_command(
     asl-terrain los V2 V6                   (blocked by the plateau's level-3 ground at V3; B10.2)
     asl-terrain los I14 K11                 (blocked by the house in J12, past the orchard Hindrance in I13)
     """
-    check_output(output)
+    check_output(output, force, args)
     m, (a, b) = split_map(args, 2, "A B")
     q: dict[str, Any] = {"kind": "los", "from": a, "to": b}
     if entrenched_from or entrenched_to:
@@ -57,11 +60,12 @@ def los_command(
     if hs and not ans.get("items"):  # the items table lists them otherwise
         console.print("[bold]hindrances[/]: " + ", ".join(f"{h['what']} in {h['hex']} +{h['drm']}" for h in hs))
     if output is not None:
-        _draw_los(m, a, b, (entrenched_from, entrenched_to), output, size)
+        _draw_los(m, a, b, (entrenched_from, entrenched_to), output, size, force, args)
         console.print(f"wrote {output}")
 
 
-def _draw_los(m: Map, a: str, b: str, entrenched: tuple[bool, bool], output: Path, size: float) -> None:
+def _draw_los(m: Map, a: str, b: str, entrenched: tuple[bool, bool], output: Path, size: float, force: bool,
+              inputs: list[str]) -> None:
     from ..los import los
     from ..render import Mark, Thread, map_svg
 
@@ -75,7 +79,7 @@ def _draw_los(m: Map, a: str, b: str, entrenched: tuple[bool, bool], output: Pat
         label += f" +{r.hindrance_drm}"
     thread = Thread(r.start, r.end, r.clear, block, tuple(h.hex for h in r.hindrances), label)
     save_picture(map_svg(m, size=size, threads=[thread], marks=marks, caption=r.explain(), board_image=board_image(m)),
-                 output)
+                 output, force, inputs)
 
 
 @app.command("viewshed")
@@ -86,6 +90,7 @@ def viewshed_command(
                                         "where it has one, instead of ground level."),
     output: Optional[Path] = typer.Option(None, "-o", "--output", help="Draw the viewshed: .svg or .png."),
     size: float = typer.Option(36.0, help="Hex size in pixels for -o."),
+    force: bool = typer.Option(False, "--force", help="Replace the -o file if it exists."),
 ) -> None:
     """Every hex's Location that A sees, with the Hindrance DRM of each LOS (A6.1-A6.7).
 
@@ -93,7 +98,7 @@ def viewshed_command(
     asl-terrain viewshed K10/2 -o view.png   (from the church steeple: green clear, amber through Hindrances)
     asl-terrain viewshed W2 --level 1        (looking at the 1st level of each building)
     """
-    check_output(output)
+    check_output(output, force, args)
     m, (a,) = split_map(args, 1, "A")
     q: dict[str, Any] = {"kind": "viewshed", "from": a}
     if level is not None:
@@ -110,11 +115,12 @@ def viewshed_command(
             console.print(f"  [bold]+{d}[/] ({len(by_drm[d])}): {', '.join(by_drm[d])}")
     print_answer(ans, ["from", "level", "count"])
     if output is not None:
-        _draw_viewshed(m, a, level, output, size)
+        _draw_viewshed(m, a, level, output, size, force, args)
         console.print(f"wrote {output}")
 
 
-def _draw_viewshed(m: Map, a: str, level: Optional[int], output: Path, size: float) -> None:
+def _draw_viewshed(m: Map, a: str, level: Optional[int], output: Path, size: float, force: bool,
+                   inputs: list[str]) -> None:
     from ..los import viewshed
     from ..render import map_svg
 
@@ -129,4 +135,4 @@ def _draw_viewshed(m: Map, a: str, level: Optional[int], output: Path, size: flo
     caption = (v.explain() + f" Blue: the viewer at {m.name_of(origin)}; green: seen clear; amber: seen through "
                "Hindrances, labelled with their DRM; untinted: not seen.")
     save_picture(map_svg(m, size=size, fills=fills, labels=labels, caption=caption, board_image=board_image(m)),
-                 output)
+                 output, force, inputs)

@@ -20,7 +20,6 @@ from rich.table import Table
 from ..errors import UserError
 from ..model import Location, Map
 from . import (
-    State,
     app,
     board_image,
     check_output,
@@ -53,7 +52,9 @@ def _unit(text: str) -> Any:
 def _answer(m: Map, query: dict[str, Any]) -> dict[str, Any]:
     from ..ask import answer_one
 
-    ans = answer_one(m, query, get_chart(), debug=State.debug)
+    # debug=True: a bug is raised, not dressed up as an error answer, so main() exits 3 for it (2 is for
+    # the user's mistakes), with the traceback under --debug
+    ans = answer_one(m, query, get_chart(), debug=True)
     if "error" in ans:
         raise UserError(str(ans["error"]))
     return ans
@@ -178,7 +179,8 @@ def _point(loc: Location) -> tuple[int, int]:
     return loc.vertex.point() if loc.vertex is not None else loc.hex.centre()
 
 
-def _draw_reach(m: Map, q: dict[str, Any], output: Path, size: float, with_paths: bool) -> None:
+def _draw_reach(m: Map, q: dict[str, Any], output: Path, size: float, with_paths: bool, force: bool = False,
+                inputs: list[str] | None = None) -> None:
     from ..movement import reach
     from ..render import map_svg
     from ..rulings import fmt
@@ -215,7 +217,7 @@ def _draw_reach(m: Map, q: dict[str, Any], output: Path, size: float, with_paths
     caption = (r.explain() + f" Labels: least {r.units} to enter each hex (\"B2\": only Bypass positions in it are "
                f"reached, for 2); green is cheap, red takes the whole allowance, purple needs the road bonus (B3.4).")
     save_picture(map_svg(m, size=size, fills=fills, labels=labels, paths=paths, caption=caption,
-                         board_image=board_image(m)), output)
+                         board_image=board_image(m)), output, force, inputs or [])
 
 
 @app.command("reach")
@@ -230,6 +232,7 @@ def reach_command(
     paths: bool = typer.Option(False, "--paths", help="With -o: draw the cheapest paths."),
     size: float = typer.Option(36.0, help="Hex size in pixels for -o."),
     limit: int = typer.Option(40, help="Rows of the cost table to print (0: all)."),
+    force: bool = typer.Option(False, "--force", help="Replace the -o file if it exists."),
 ) -> None:
     """Everywhere a unit can reach with its allowance: each Location's least cost and one cheapest path,
     honouring the road bonus (B3.4) and Bypass (A4.3, D2.3, P5.11) exactly.
@@ -238,7 +241,7 @@ def reach_command(
     asl-terrain reach M13 --mf 4 -o reach.png        (the picture: each hex tinted and labelled with its cost)
     asl-terrain reach M5 --unit vehicle --limit 0    (every Location a 16-MP tank reaches from M5)
     """
-    check_output(output)
+    check_output(output, force, args)
     m, (frm,) = split_map(args, 1, "FROM")
     q: dict[str, Any] = {"kind": "reach", "unit": _unit(unit), "from": frm}
     a = _allowance(allowance, mf, mp)
@@ -263,7 +266,7 @@ def reach_command(
         q2 = dict(q)
         if "allowance" in q2:
             q2["allowance"] = Fraction(str(q2["allowance"]))
-        _draw_reach(m, q2, output, size, paths)
+        _draw_reach(m, q2, output, size, paths, force, args)
         console.print(f"wrote {output}")
 
 

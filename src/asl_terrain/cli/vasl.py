@@ -112,6 +112,7 @@ def import_vasl(
     layout: Optional[str] = typer.Option(None, "--layout", help='Rows of boards, e.g. "bd01,bd02;bd03,bd04" (left '
                                          "to right, rows top to bottom); default: side by side."),
     name: Optional[str] = typer.Option(None, "--name", help="The map's name."),
+    force: bool = typer.Option(False, "--force", help="Replace the -o file if it exists (never an input)."),
 ) -> None:
     """Import VASL boards as a map: Base Levels, hex and hexside terrain, slopes, and the artwork as the
     hexes' depiction for LOS (A6.1). Lists what the map format cannot carry.
@@ -124,9 +125,10 @@ def import_vasl(
 
     if output.suffix.lower() != ".toml":
         raise UserError(f"-o {output}: expected a map file ending in .toml")
-    out_parent = output.parent if str(output.parent) else Path(".")
-    if not out_parent.is_dir():
-        raise UserError(f"-o {output}: no such directory {out_parent}")
+    from .core import check_new_file, write_new_file
+
+    inputs = [*archives, terrain_table]
+    check_new_file(output, "-o", force, inputs)
     start = time.perf_counter()
     table = vasl.load_terrain_table(terrain_table) if terrain_table else vasl.load_terrain_table()
     read = [vasl.read_board(a) for a in archives]
@@ -146,10 +148,7 @@ def import_vasl(
     if result.annotations:
         notes.append("Read from the artwork and the map's annotation file (what the colours alone do not give):")
         notes.extend(f"  - {line}" for line in result.annotations)
-    try:
-        output.write_text(map_toml(result.map, notes), encoding="utf-8")
-    except OSError as e:
-        raise UserError(f"-o {output}: cannot write the map file ({e.strerror or e})") from None
+    write_new_file(output, map_toml(result.map, notes).encode("utf-8"), "-o", force, inputs)
     for line in result.unsupported:
         err_console.print(f"not carried: {line}", soft_wrap=True)
     boards = ", ".join(f"{b.archive_name} (prefix {p or '-'}, column {dc}, row {dr})"
@@ -578,9 +577,19 @@ def board_picture(m: Map, scale: float = 1.0) -> bytes | None:
     return vasl.artwork_png(raster.archives, (g.col_first, g.col_last), (g.row_first, g.row_last), scale)
 
 
-def write_report(m: Map, res: CrossCheck, out: Path, chart: Chart | None = None, pictures: bool = True) -> None:
-    """``summary.json``, ``summary.md`` and one example picture per disagreement group, in ``out``."""
-    from ..render import save
+def write_report(m: Map, res: CrossCheck, out: Path, chart: Chart | None = None, pictures: bool = True,
+                 force: bool = False, inputs: list[Any] | None = None) -> None:
+    """``summary.json``, ``summary.md`` and one example picture per disagreement group, in ``out``; an
+    existing file there is kept unless ``force``, an input never written over."""
+    from ..render import picture_bytes
+    from .core import check_new_file, write_new_file
+
+    def save(svg: str, path: Path) -> None:
+        write_new_file(path, picture_bytes(svg, path), "--out", force, inputs or [])
+
+    for fixed in ("summary.json", "summary.md"):
+        if out.is_dir():
+            check_new_file(out / fixed, "--out", force, inputs or [])
 
     out.mkdir(parents=True, exist_ok=True)
     data = res.to_json()
@@ -598,7 +607,8 @@ def write_report(m: Map, res: CrossCheck, out: Path, chart: Chart | None = None,
         entry["picture_caption"] = (f"{res.board} {a} → {b}. VASL: {g.vasl}. asl-terrain: {g.asl}. Cause: "
                                     f"{cause.title} ({cause.rule}); {g.count} pair{'s' if g.count != 1 else ''} "
                                     "like this.")
-    (out / "summary.json").write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    write_new_file(out / "summary.json", (json.dumps(data, indent=2, ensure_ascii=False) + "\n").encode("utf-8"),
+                   "--out", force, inputs or [])
     lines = [f"# VASL cross-check: {res.board}", "",
              f"- pairs compared: {res.pairs} (left out: {res.skipped_error} VASL ERROR, {res.skipped_same} same hex)",
              f"- agreement: {100 * res.agreement:.2f} %",
@@ -619,7 +629,7 @@ def write_report(m: Map, res: CrossCheck, out: Path, chart: Chart | None = None,
             lines.append(f"| {entry['vasl']} | {entry['asl_terrain']} | {entry['count']} | "
                          f"{', '.join(entry['examples'][:4])} | {pic} |")
         lines.append("")
-    (out / "summary.md").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    write_new_file(out / "summary.md", ("\n".join(lines) + "\n").encode("utf-8"), "--out", force, inputs or [])
 
 
 @app.command("vasl-check")
@@ -630,15 +640,21 @@ def vasl_check(
     out: Optional[Path] = typer.Option(None, "--out", help="Write summary.json, summary.md and example pictures "
                                        "here."),
     pictures: bool = typer.Option(True, "--pictures/--no-pictures", help="Draw one example per group."),
+    force: bool = typer.Option(False, "--force", help="Replace files of an earlier report in --out."),
 ) -> None:
     """Compare the LOS engine with VASL's answers on every pair of an oracle file (blocked/clear).
 
     Example:
-    asl-terrain import-vasl bd01 -o bd01.toml
+    asl-terrain import-vasl bd01 -o bd01.toml --force   (--force: replace an earlier import)
     asl-terrain vasl-check bd01.toml bd01 --out check/   (check/summary.md: each disagreement with its rule)
     """
     if out is not None and out.exists() and not out.is_dir():
         raise UserError(f"--out {out}: expected a directory, and this is a file")
+    if out is not None and out.is_dir() and not force:
+        from .core import check_new_file
+
+        for fixed in ("summary.json", "summary.md"):
+            check_new_file(out / fixed, "--out", force, [map_file, oracle])
     m = Map.load(map_file)
     chart = get_chart()
     res = cross_check(m, oracle, chart)
@@ -662,5 +678,5 @@ def vasl_check(
             t.add_row(c.title, c.rule, _VERDICTS[c.verdict], str(n))
         console.print(t)
     if out is not None:
-        write_report(m, res, out, chart, pictures)
+        write_report(m, res, out, chart, pictures, force, [map_file, oracle])
         console.print(f"wrote {out / 'summary.md'}, {out / 'summary.json'}")

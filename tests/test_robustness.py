@@ -1,0 +1,308 @@
+"""Issue 9: bad input is refused when the file is read (strict types, every problem at once, the stated
+limits), nothing the user gave is overwritten, and internal errors exit 3 everywhere."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from asl_terrain import limits
+from asl_terrain.errors import MapError
+from asl_terrain.mapfile import map_warnings
+from asl_terrain.model import Map, demo_map_path
+
+from clirun import run
+
+MAPS = Path(__file__).parent / "maps"
+
+
+def base(**extra: object) -> dict[str, object]:
+    d: dict[str, object] = {"format": "asl-terrain/1", "name": "t", "columns": ["A", "H"], "rows": [1, 8]}
+    d.update(extra)
+    return d
+
+
+def problems(data: dict[str, object]) -> list[str]:
+    with pytest.raises(MapError) as e:
+        Map.from_data(data, "m.toml")
+    return e.value.problems
+
+
+# ------------------------------------------------------------------ strict types (map-format.md: integers, true/false)
+
+@pytest.mark.parametrize("block, key", [
+    ({"at": ["B2"], "level": "2"}, "level"),
+    ({"at": ["B2"], "level": 2.0}, "level"),
+    ({"at": ["B2"], "level": True}, "level"),
+    ({"at": ["B2"], "terrain": "building", "steeple": "yes"}, "steeple"),
+    ({"at": ["B2"], "terrain": "building", "upper_levels": 1.0, "building_type": "multi-level"}, "upper_levels"),
+])
+def test_a_hex_key_of_the_wrong_type_is_refused(block: dict[str, object], key: str) -> None:
+    found = problems(base(hex=[block]))
+    assert len(found) == 1 and found[0].startswith(f"hex[0].{key} (at B2)"), found
+
+
+@pytest.mark.parametrize("value", ["yes", 1, 0, "true"])
+def test_a_fence_must_be_true_or_false(value: object) -> None:
+    found = problems(base(hexside=[{"at": ["B2-B3"], "fence": value}]))
+    assert found and found[0].startswith("hexside[0].fence"), found
+
+
+@pytest.mark.parametrize("rows", [["1", "5"], [1.0, 5], [True, 5]])
+def test_rows_must_be_integers(rows: list[object]) -> None:
+    assert any(p.startswith("rows") for p in problems(base(rows=rows)))
+
+
+def test_valid_maps_load_unchanged() -> None:
+    for p in [*MAPS.glob("*.toml"), demo_map_path()]:
+        assert len(Map.load(p)) > 0
+
+
+def test_a_toml_map_with_a_byte_order_mark_loads(tmp_path: Path) -> None:
+    p = tmp_path / "bom.toml"
+    p.write_bytes(b"\xef\xbb\xbf" + demo_map_path().read_bytes())
+    assert Map.load(p).name == Map.load(demo_map_path()).name
+    j = tmp_path / "bom.json"
+    j.write_bytes(b"\xef\xbb\xbf" + json.dumps(base()).encode())
+    assert len(Map.load(j)) == 64
+
+
+def test_a_json_key_given_twice_is_refused(tmp_path: Path) -> None:
+    """JSON keeps the last of two keys silently (TOML refuses them): a hex given two levels."""
+    j = tmp_path / "two.json"
+    j.write_text('{"format": "asl-terrain/1", "columns": ["A", "C"], "rows": [1, 3], '
+                 '"hex": [{"at": ["B2"], "level": 1, "level": 2}]}')
+    with pytest.raises(MapError, match="'level' is given twice"):
+        Map.load(j)
+
+
+# ------------------------------------------------------------------ every problem at once
+
+def test_type_errors_and_off_map_hexes_are_reported_together() -> None:
+    found = problems(base(hex=[{"at": ["B2"], "level": "2"}, {"at": ["Q9"], "terrain": "woods"}],
+                          hexside=[{"at": ["B2-D7"], "wall": True}]))
+    assert len(found) == 3, found
+    assert any("level" in p for p in found) and any("off the map" in p for p in found)
+    assert any("not adjacent" in p for p in found)
+
+
+def test_file_and_hex_problems_are_reported_together() -> None:
+    """The per-hex checks (a steeple on a non-building) used to run only once the blocks were clean."""
+    found = problems(base(hex=[{"at": ["B2"], "steeple": True}, {"at": ["Z9"]}]))
+    assert len(found) == 2 and any("steeple" in p for p in found) and any("off the map" in p for p in found)
+
+
+def test_wall_and_hedge_on_one_hexside_is_refused() -> None:
+    assert "not both" in problems(base(hexside=[{"at": ["B2-B3"], "wall": True, "hedge": True}]))[0]
+    found = problems(base(hexside=[{"at": ["B2-B3"], "wall": True}, {"at": ["B3-B2"], "hedge": True}]))
+    assert found == ["hexside B2-B3: both a wall and a hedge (set by different blocks): a hexside carries one or "
+                     "the other (B9.1)"]
+
+
+def test_a_crest_line_narrow_street_between_hexes_of_one_level_is_refused() -> None:
+    """P5.11 puts Bypass along a Crest-Line Narrow Street in its lower hex; with neither lower, place-rubble and
+    bypass-effects failed on an assertion."""
+    found = problems(base(hexside=[{"at": ["B2-B3"], "narrow_street": "paved", "crest": True}]))
+    assert len(found) == 1 and "neither is lower" in found[0]
+    # with different levels it is a Crest Line anyway and loads
+    Map.from_data(base(hex=[{"at": ["B3"], "level": 1}],
+                       hexside=[{"at": ["B2-B3"], "narrow_street": "paved", "crest": True}]))
+
+
+def test_check_warns_of_a_building_without_material_and_a_lone_stream_hex() -> None:
+    data = base(hex=[{"at": ["C3"], "terrain": "building"}, {"at": ["E5"], "stream": "shallow"},
+                     {"at": ["A1", "A2"], "stream": "shallow"}, {"at": ["D4"], "terrain": "building",
+                                                                  "building": "wooden"}])
+    warnings = map_warnings(data, "m.toml")
+    assert len(warnings) == 2, warnings
+    assert "(C3): stone is taken" in warnings[0]
+    assert warnings[1].startswith("stream hex E5 is joined to no other stream hex")
+    assert Map.from_data(data).terrain(Map.from_data(data).parse_hex("C3")).building == "stone"
+
+
+def test_check_prints_the_warnings_and_still_says_ok(tmp_path: Path) -> None:
+    p = tmp_path / "w.toml"
+    p.write_text('format = "asl-terrain/1"\ncolumns = ["A", "E"]\nrows = [1, 5]\n'
+                 '[[hex]]\nat = ["C3"]\nterrain = "building"\n')
+    r = run("check", str(p))
+    assert r.returncode == 0 and "warning:" in r.stdout and "stone is taken" in r.stdout and "OK" in r.stdout
+
+
+# ------------------------------------------------------------------ limits (README "Limits")
+
+@pytest.mark.parametrize("extra, words", [
+    ({"rows": [1, 10**30]}, "numbered at most"),
+    ({"rows": [1, 10**18]}, "numbered at most"),
+    ({"rows": [1, 201]}, f"at most {limits.MAX_ROWS}"),
+    ({"columns": ["A", "ZZZZZZZZZ"]}, f"at most {limits.MAX_COLUMNS}"),
+    ({"hex": [{"at": ["B2"], "level": 10**6}]}, f"less than or equal to {limits.MAX_LEVEL}"),
+    ({"hex": [{"at": ["B2"], "level": -11}]}, f"greater than or equal to {limits.MIN_LEVEL}"),
+    ({"name": "x" * 201}, "at most 200 characters"),
+    ({"hex": [{"at": ["B" + "1" * 100]}]}, "at most 80 characters"),
+    ({"hex": [{"at": ["B2"], "terrain": "building", "building_id": "x" * 101}]}, "at most 100 characters"),
+])
+def test_over_limit_maps_are_refused(extra: dict[str, object], words: str) -> None:
+    found = problems(base(**extra))
+    assert any(words in p for p in found), found
+
+
+@pytest.mark.parametrize("text, words", [
+    ('format = "asl-terrain/1"\ncolumns = ["A", "C"]\nrows = [1, ' + "9" * 5000 + "]\n", "limited to 30 digits"),
+    ("x = " + "[" * 3000 + "]" * 3000 + "\n", "nested more than 32"),
+    ('format = "asl-terrain/1"\ncolumns = ["A", "C"]\nrows = [1, 3]\n[[hex]]\nat = ["B' + "1" * 5000 + '"]\n',
+     "limited to 30 digits"),
+])
+def test_huge_numbers_and_deep_nesting_exit_2(tmp_path: Path, text: str, words: str) -> None:
+    for suffix in (".toml", ".json"):
+        p = tmp_path / f"m{suffix}"
+        p.write_text(text if suffix == ".toml" else "[" * 3000 + "]" * 3000 if "nested" in words else
+                     '{"rows": [' + "9" * 5000 + "]}")
+        r = run("check", str(p))
+        assert r.returncode == 2 and "internal error" not in r.stderr, r.stderr
+        assert (words if suffix == ".toml" or "nested" in words else "30 digits") in r.stderr
+
+
+def test_query_files_over_the_limits_exit_2(tmp_path: Path) -> None:
+    q = tmp_path / "q.json"
+    for text, words in [("[" * 3000 + "]" * 3000, "nested more than"),
+                        ('[{"kind": "los", "from": "W2", "to": "W6", "x": ' + "9" * 5000 + "}]", "30 digits"),
+                        (json.dumps([{"kind": "los"}] * (limits.MAX_BATCH + 1)), "a batch has at most")]:
+        q.write_text(text)
+        r = run("ask", str(q))
+        assert r.returncode == 2 and words in r.stderr and "internal error" not in r.stderr, r.stderr
+    r = run("ask", "-", stdin="[" * 3000 + "]" * 3000)
+    assert r.returncode == 2 and "nested" in r.stderr
+
+
+def test_a_hex_name_with_a_5000_digit_row_is_a_query_error(tmp_path: Path) -> None:
+    r = run("los", "W" + "1" * 5000, "W6")
+    assert r.returncode == 2 and "is not a hex name" in r.stderr and "internal" not in r.stderr
+
+
+def test_the_limits_are_stated_in_the_readme_and_the_schema() -> None:
+    readme = (Path(__file__).parent.parent / "README.md").read_text()
+    for n in (limits.MAX_COLUMNS, limits.MAX_ROWS, f"{limits.MAX_HEXES:,}", limits.MAX_LEVEL,
+              f"{limits.MAX_BATCH:,}", limits.MAX_DEPTH, limits.MAX_DIGITS, limits.MAX_MAP_NAME):
+        assert str(n) in readme.split("## Limits", 1)[1].split("\n## ", 1)[0], n
+    from asl_terrain.mapfile import json_schema
+
+    schema = json.dumps(json_schema())
+    assert f'"maximum": {limits.MAX_LEVEL}' in schema and f'"maxLength": {limits.MAX_MAP_NAME}' in schema
+    assert "x-limits" in json_schema()
+
+
+# ------------------------------------------------------------------ nothing the user gave is lost
+
+def test_render_refuses_an_existing_file_unless_force(tmp_path: Path) -> None:
+    out = tmp_path / "map.svg"
+    out.write_text("my own drawing")
+    r = run("render", "-o", str(out))
+    assert r.returncode == 2 and "the file exists; pass --force" in r.stderr
+    assert out.read_text() == "my own drawing"
+    r = run("render", "-o", str(out), "--force")
+    assert r.returncode == 0 and out.read_text().startswith("<svg")
+    assert [p.name for p in tmp_path.iterdir()] == ["map.svg"]  # no temporary file left behind
+
+
+def test_render_never_writes_over_its_input(tmp_path: Path) -> None:
+    """A map saved as map.svg (a TOML map with another suffix) is not overwritten by `render map.svg`."""
+    m = tmp_path / "m.svg"
+    text = demo_map_path().read_text()
+    m.write_text(text)
+    for extra in ([], ["--force"]):
+        r = run("render", str(m), "-o", str(m), *extra)
+        assert r.returncode == 2 and "input files" in r.stderr, r.stderr
+        assert m.read_text() == text
+
+
+@pytest.mark.parametrize("argv", [["los", "W2", "W6"], ["viewshed", "K10/2"], ["reach", "M13", "--mf", "2"]])
+def test_every_picture_option_refuses_an_existing_file(tmp_path: Path, argv: list[str]) -> None:
+    out = tmp_path / "x.png"
+    out.write_bytes(b"keep")
+    r = run(*argv, "-o", str(out))
+    assert r.returncode == 2 and "--force" in r.stderr and out.read_bytes() == b"keep"
+    r = run(*argv, "-o", str(out), "--force")
+    assert r.returncode == 0 and out.read_bytes()[:4] == b"\x89PNG"
+
+
+def test_a_picture_is_never_written_over_the_chart(tmp_path: Path) -> None:
+    chart = tmp_path / "c.svg"
+    chart.write_text("[param]\nstacking_squads = 4\n")
+    r = run("--chart", str(chart), "los", "W2", "W6", "-o", str(chart), "--force")
+    assert r.returncode == 2 and "input files" in r.stderr and "stacking_squads" in chart.read_text()
+
+
+def test_import_vasl_never_destroys_its_input_archive(tmp_path: Path) -> None:
+    archive = tmp_path / "bd01copy.toml"
+    archive.write_bytes(b"PK\x03\x04 not really a board")
+    r = run("import-vasl", str(archive), "-o", str(archive), "--force")
+    assert r.returncode == 2 and "input files" in r.stderr
+    assert archive.read_bytes() == b"PK\x03\x04 not really a board"
+    other = tmp_path / "out.toml"
+    other.write_text("mine")
+    r = run("import-vasl", str(archive), "-o", str(other))
+    assert r.returncode == 2 and "the file exists" in r.stderr and other.read_text() == "mine"
+
+
+def test_an_interrupted_write_leaves_the_old_file_whole(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from asl_terrain.cli import core
+    from asl_terrain.errors import UserError
+
+    out = tmp_path / "old.svg"
+    out.write_text("old")
+
+    def boom(fd: int) -> None:
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(core.os, "fsync", boom)
+    with pytest.raises(UserError, match="cannot write the file"):
+        core.write_new_file(out, b"new", "-o", True)
+    assert out.read_text() == "old" and [p.name for p in tmp_path.iterdir()] == ["old.svg"]
+
+
+# ------------------------------------------------------------------ exit statuses: one rule for all
+
+def test_an_internal_error_exits_3_in_every_subcommand_and_in_ask(monkeypatch: pytest.MonkeyPatch,
+                                                                  tmp_path: Path) -> None:
+    from asl_terrain import ask
+
+    def bug(ctx: object, q: object) -> None:
+        raise ZeroDivisionError("a bug")
+
+    monkeypatch.setitem(ask.HANDLERS, "los", bug)
+    monkeypatch.setitem(ask.HANDLERS, "move", bug)
+    for argv in (["los", "W2", "W6"], ["move", "M13", "M12"]):
+        r = run(*argv)
+        assert r.returncode == 3 and "internal error" in r.stderr and "ZeroDivisionError" in r.stderr, r.stderr
+    q = tmp_path / "q.json"
+    q.write_text(json.dumps([{"kind": "los", "from": "W2", "to": "W6"}, {"kind": "nonesuch"}]))
+    r = run("ask", str(q))
+    assert r.returncode == 3 and json.loads(r.stdout)[0]["error"].startswith("internal error")
+
+
+# ------------------------------------------------------------------ render: escaping, bounded level colours
+
+def test_a_control_character_in_the_map_name_renders_valid_svg_and_png(tmp_path: Path) -> None:
+    import xml.etree.ElementTree as ET
+
+    m = tmp_path / "ctl.toml"
+    m.write_text('format = "asl-terrain/1"\nname = "bad\\u0001name & <co>"\ncolumns = ["A", "C"]\nrows = [1, 3]\n')
+    for suffix in (".svg", ".png"):
+        out = tmp_path / f"x{suffix}"
+        r = run("render", str(m), "-o", str(out))
+        assert r.returncode == 0, r.stderr
+    ET.fromstring((tmp_path / "x.svg").read_text())
+
+
+def test_level_colours_are_found_without_stepping_level_by_level() -> None:
+    import time
+
+    from asl_terrain.render import map_svg
+
+    m = Map.from_data(base(columns=["A", "B"], rows=[1, 2], hex=[{"at": ["A1"], "level": limits.MAX_LEVEL},
+                                                                {"at": ["B1"], "level": limits.MIN_LEVEL}]))
+    t0 = time.perf_counter()
+    svg = map_svg(m)
+    assert svg.startswith("<svg") and time.perf_counter() - t0 < 10
