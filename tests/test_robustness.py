@@ -271,8 +271,9 @@ def test_an_internal_error_exits_3_in_every_subcommand_and_in_ask(monkeypatch: p
     def bug(ctx: object, q: object) -> None:
         raise ZeroDivisionError("a bug")
 
-    monkeypatch.setitem(ask.HANDLERS, "los", bug)
-    monkeypatch.setitem(ask.HANDLERS, "move", bug)
+    for kind in ("los", "move"):
+        ask.HANDLERS[kind]  # loads its module, which registers the real handler
+        monkeypatch.setitem(ask.HANDLERS._fns, kind, bug)
     for argv in (["los", "W2", "W6"], ["move", "M13", "M12"]):
         r = run(*argv)
         assert r.returncode == 3 and "internal error" in r.stderr and "ZeroDivisionError" in r.stderr, r.stderr
