@@ -24,6 +24,7 @@ The hex grid of such a board is found from its picture (the printed centre dots)
 from __future__ import annotations
 
 import io
+import json
 import re
 import tomllib
 import zipfile
@@ -568,7 +569,7 @@ class ColourBoard(BoardArchive):
                 keys["at"] = [moved(a) for a in (at if isinstance(at, list) else [at])]
                 out.append(keys)
                 notes.append(f"{', '.join(keys['at'])}: "
-                             f"{', '.join(f'{k} = {v}' for k, v in keys.items() if k != 'at')} "
+                             f"{', '.join(f'{k} = {json.dumps(v)}' for k, v in keys.items() if k != 'at')} "
                              f"({block['source']})")
         return hexes, sides, notes
 

@@ -1,0 +1,178 @@
+"""The seeds' own maps: every KGP hex the seed texts name, and their P2, P4 and P5 examples, on the real
+VASL maps (``import-vasl bdST``, ``bdCH``, ``bdLG``: terrain read from the artwork's colours, plus the
+bundled annotation file ``src/asl_terrain/data/kgp/<map>.toml``), not on a hand-made fixture.
+
+The squads of the P5.141 illustration are not map data; as in tests/rules/test_p5_*.py, F stands in P17
+(the P17 side of the roadblock), G in N17, H in O18. Skipped, saying so, without ../shared/vasl.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from asl_terrain import vasl
+from asl_terrain.effects import bypass_effects
+from asl_terrain.grid import Hexside
+from asl_terrain.los import los
+from asl_terrain.model import Map
+from asl_terrain.movement import is_crest_line_slope, move_cost
+from asl_terrain.setup import can_set_up, mines_must_be_revealed, stacking_limit
+
+DATA = vasl.vasl_data_dir()
+
+
+def _needs(board: str) -> pytest.MarkDecorator:
+    return pytest.mark.skipif(DATA is None or not (DATA / "boards" / board).exists(),
+                              reason=f"needs VASL's {board} archive (../shared/vasl beside the repository)")
+
+
+needs_st = _needs("bdST")
+_IMPORTED: dict[str, dict[str, Any]] = {}
+
+
+def kgp(board: str, *counters: dict[str, Any]) -> Map:
+    """The imported map, with counters laid on it."""
+    if board not in _IMPORTED:
+        _IMPORTED[board] = vasl.import_boards([board]).map
+    data = dict(_IMPORTED[board])
+    data["counter"] = [*data.get("counter", []), *counters]
+    return Map.from_data(data, source=f"import-vasl {board}")
+
+
+@pytest.fixture(scope="module")
+def st() -> Map:
+    return kgp("bdST")
+
+
+ROADBLOCK = {"type": "roadblock", "hexside": "O17-O18", "arrow": "O17-O18-P17"}
+MINES = [{"type": "mines", "at": "N17", "kind": "A-P", "strength": 6, "hidden": False},
+         {"type": "mines", "at": "O18", "kind": "A-P", "strength": 8, "hidden": False},
+         {"type": "mines", "at": "N18", "kind": "A-P", "strength": 12, "hidden": True}]
+
+
+# ------------------------------------------------------------------------------------ the map itself
+
+
+@needs_st
+def test_st_is_named_with_its_kgp_prefix(st: Map) -> None:
+    assert st.prefix == "St"
+    assert st.parse_location("StN17") == st.parse_location("N17")
+    assert st.parse_location("StMM10").hex.name == "MM10"
+
+
+@needs_st
+def test_p5_1_n17_o17_is_a_narrow_street_read_from_the_road_depiction(st: Map) -> None:
+    """P5.1 EX: hexside StN17-O17: the grey road drawn along it (found in the artwork, not annotated)."""
+    assert st.hexside(st.parse_hexside("N17-O17")).narrow_street == "paved"
+    assert st.hexside(st.parse_hexside("O17-O18")).narrow_street == "paved"
+    assert st.hexside(st.parse_hexside("N17-N18")).narrow_street is None
+
+
+@needs_st
+@pytest.mark.parametrize("h", ["N17", "O17", "O18", "O19", "N18"])
+def test_p5_141_illustration_hexes_are_single_story_stone_houses(st: Map, h: str) -> None:
+    t = st.terrain(st.parse_hex(h))
+    assert t.is_building and t.building == "stone" and t.building_levels == 0
+
+
+@needs_st
+def test_p5_2_stj19_steeple(st: Map) -> None:
+    """P5.2 EX: StJ19 has ground- and 1st-level building Locations and a 2nd-level Steeple Location."""
+    t = st.terrain(st.parse_hex("J19"))
+    assert t.is_building and t.building_levels == 1 and t.steeple and t.steeple_level == 2
+    assert [loc.text(st.prefix) for loc in st.locations(st.parse_hex("J19"))] == ["StJ19", "StJ19/1", "StJ19/2"]
+    steeple = stacking_limit(st, st.parse_location("J19/2"), ["squad"]).to_json()
+    assert steeple["overstacked"] and not steeple["guns_allowed"] and steeple["rules"] == ["P5.21"]
+
+
+@needs_st
+@pytest.mark.parametrize(("h", "terrain"), [("MM5", "pine-woods"), ("MM6", "woods"), ("MM11", "brush"),
+                                            ("LL14", "orchard")])
+def test_p4_1_stream_woods_brush_orchard(st: Map, h: str, terrain: str) -> None:
+    """P4.1 EX: stream-pine-woods StMM5, stream-woods StMM6, stream-brush StMM11, stream-orchard StLL14."""
+    t = st.terrain(st.parse_hex(h))
+    assert t.terrain == terrain and t.is_stream
+
+
+@needs_st
+def test_p4_3_ford_at_stmm10(st: Map) -> None:
+    t = st.terrain(st.parse_hex("MM10"))
+    assert t.ford and t.is_stream
+
+
+@needs_st
+def test_p2_1_slope_stg9_f8(st: Map) -> None:
+    """P2.1 EX StG9-F8: the hash marks stand in F8, so F8 is Down-Slope, G9 Up-Slope across it."""
+    hs = st.hexside(st.parse_hexside("G9-F8"))
+    assert hs.down_slope(st.parse_hex("F8")) and hs.up_slope(st.parse_hex("G9"))
+
+
+@needs_st
+def test_p2_53_crest_line_slope_stj6_k6(st: Map) -> None:
+    """P2.53 EX StJ6-K6: a Crest-Line slope hexside: no vehicle may cross it; Infantry may."""
+    assert is_crest_line_slope(st, Hexside.parse("J6-K6"))
+    for frm, to in (("J6", "K6"), ("K6", "J6")):
+        r = move_cost(st, "vehicle", frm, to)
+        assert not r.allowed and r.forbidden_by == "P2.53"
+        assert move_cost(st, "infantry", frm, to).allowed
+
+
+# ------------------------------------------------------------------------------------ P5.11, P5.141, P5.142
+
+
+@needs_st
+def test_p5_11_squad_g_from_n17_into_building_o17_pays_2_mf(st: Map) -> None:
+    r = move_cost(st, "infantry", "N17", "O17")
+    assert r.cost == 2 and not r.road_rate
+
+
+@needs_st
+def test_p5_11_bypass_along_o18_n18_then_building_o19_costs_2_mf(st: Map) -> None:
+    """P5.11 EX: G Bypassing along O18-N18 still pays 2 MF to enter building O19."""
+    r = move_cost(st, "infantry", "N18@N18-O18", "O19")
+    assert r.allowed and r.cost == 2 and not r.road_rate
+
+
+@needs_st
+def test_p5_141_f_and_g_have_no_los_across_the_roadblock() -> None:
+    """P5.141 EX: the roadblock runs from O17's centre dot to O18's: F (P17) and G (N17) have no LOS."""
+    m = kgp("bdST", ROADBLOCK)
+    x = los(m, m.parse_location("P17"), m.parse_location("N17"))
+    assert not x.clear and x.blocked_by is not None and x.blocked_by.rule == "P5.141"
+    assert not los(m, m.parse_location("N17"), m.parse_location("P17")).clear
+
+
+@needs_st
+def test_p5_141_g_bypassing_to_o17_o18_p17_pays_1_plus_1() -> None:
+    m = kgp("bdST", ROADBLOCK)
+    r = move_cost(m, "infantry", "N17", None, bypass="O17-O18", to_vertex="O17-O18-P17")
+    assert r.cost == 2 and sorted(i.rule for i in r.items) == ["A4.3", "P5.141"]
+
+
+@needs_st
+@pytest.mark.parametrize("h", ["N17", "O18"])
+def test_p5_142_mines_in_n17_and_o18_must_be_revealed(st: Map, h: str) -> None:
+    assert mines_must_be_revealed(st, st.parse_hex(h))
+    hidden = can_set_up(st, "mines", st.parse_location(h), mine_kind="A-P", hidden=True)
+    assert not hidden.allowed and "P5.142" in hidden.rules()
+
+
+@needs_st
+def test_p5_142_n18_may_use_hip(st: Map) -> None:
+    assert not mines_must_be_revealed(st, st.parse_hex("N18"))
+
+
+@needs_st
+def test_p5_142_bypass_along_n17_o17_attacked_by_n17s_six_fp() -> None:
+    m = kgp("bdST", *MINES)
+    r = bypass_effects(m, m.parse_hexside("N17-O17"))
+    assert [(t.kind, t.strength, t.hex) for t in r.mines] == [("A-P", 6, "StN17")]
+
+
+@needs_st
+def test_p5_142_bypass_along_n17_o18_undergoes_o18s_eight_fp() -> None:
+    m = kgp("bdST", *MINES)
+    r = bypass_effects(m, m.parse_hexside("N17-O18"))
+    assert [(t.kind, t.strength, t.hex) for t in r.mines] == [("A-P", 8, "StO18")]
