@@ -196,7 +196,8 @@ from asl_terrain.model import Location, Map
 from asl_terrain.los import viewshed
 m = Map.load({str(f)!r})
 t = time.perf_counter()
-v = viewshed(m, Location(m.parse_hex("AX50")))
+from asl_terrain.grid import Hex
+v = viewshed(m, Location(Hex(49, 50)))
 fig = {{"seconds": time.perf_counter() - t, "seen": len(v.visible)}}
 """)
     row("viewshed on a hand-made 100 x 100 map (in-process, after load)",
@@ -209,10 +210,11 @@ t = time.perf_counter()
 m = Map.load({str(f)!r})
 load = time.perf_counter() - t
 t = time.perf_counter()
-r = los(m, Location(m.parse_hex("B2")), Location(m.parse_hex("ALL999")))
+from asl_terrain.grid import Hex
+r = los(m, Location(Hex(1, 2)), Location(Hex(998, 999)))
 first = time.perf_counter() - t
 t = time.perf_counter()
-r2 = los(m, Location(m.parse_hex("KK500")), Location(m.parse_hex("ZZZ20")))
+r2 = los(m, Location(Hex(500, 500)), Location(Hex(520, 20)))
 second = time.perf_counter() - t
 fig = {{"load": load, "first": first, "second": second, "clear": r.clear}}
 """)

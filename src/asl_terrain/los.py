@@ -41,8 +41,7 @@ Never render, ask or cli.
 from __future__ import annotations
 
 import math
-import weakref
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any, Literal, Protocol, TypeAlias
@@ -98,14 +97,8 @@ def _quarters(x: Any, where: str) -> int:
     return int(q)
 
 
-_LV: dict[int, Fraction] = {}
-
-
 def _lv(q: int) -> Fraction:
-    f = _LV.get(q)
-    if f is None:
-        f = _LV[q] = Fraction(q, _Q)
-    return f
+    return Fraction(q, _Q)
 
 
 # ============================================================================================ ruling values
@@ -313,6 +306,11 @@ class ViewshedRuling:
 # ============================================================================================ depiction
 
 
+_ALONG_LIMIT = 200_000
+"""Hexsides run along whose combined record is kept (bounded, for big maps)."""
+_TEMPLATE_LIMIT = 20_000
+"""Compiled thread shapes kept per map tables (a 33 x 10 board's every pair needs about 2,600)."""
+
 _Obs: TypeAlias = tuple[Any, ...]  # (top, kind, what, rule, srcs, inherent)
 _Hind: TypeAlias = tuple[Any, ...]  # (drm, top, what, rule, srcs, orchard, inherent)
 _Meet: TypeAlias = tuple[Any, ...]  # (quick, obstacles, hindrances)
@@ -327,12 +325,13 @@ class Depiction(Protocol):
     interior of hex ``idx`` between parameters t0 and t1. ``boundary(idxs, t0, t1, narrow)``: those it
     meets running along the hexside between two hexes, or touching one hex only at a vertex (one index),
     over [t0, t1]. Each answer is a ``_Meet`` tuple: (highest top, obstacles, hindrances).
-    ``begin(p, q, shift)``: the thread about to be walked (its two end points; ``shift`` moves it that
-    many pixels to its left, for the A6.1 borderline test); a depiction that follows artwork needs it,
-    the whole-hex one ignores it.
+    ``begin(p, q, shift)``: the reader of one thread about to be walked (its two end points; ``shift``
+    moves it that many pixels to its left, for the A6.1 borderline test), whose ``interior`` and
+    ``boundary`` answer for that thread: a depiction that follows artwork reads the pixels under it, the
+    whole-hex one is its own reader. A reader belongs to one walk, so threads may be walked at once.
     """
 
-    def begin(self, p: Point, q: Point, shift: float = 0.0) -> None: ...
+    def begin(self, p: Point, q: Point, shift: float = 0.0) -> Depiction: ...
 
     def interior(self, idx: int, t0: float, t1: float) -> _Meet: ...
 
@@ -349,24 +348,40 @@ class WholeHexDepiction:
     adds its inherent terrain.
     """
 
-    def __init__(self, recs: list[_Meet], touch: list[_Meet]) -> None:
+    def __init__(self, recs: list[_Meet | None], touch: list[_Meet | None],
+                 fill: Callable[[int], _Meet] | None = None) -> None:
         self.recs = recs
         self.touch = touch
+        self.fill = fill  # reads a hex's records into recs and touch when they are None
         self._along: dict[tuple[tuple[int, ...], bool], _Meet] = {}
 
-    def begin(self, p: Point, q: Point, shift: float = 0.0) -> None:
-        return None
+    def begin(self, p: Point, q: Point, shift: float = 0.0) -> WholeHexDepiction:
+        return self
+
+    def _rec(self, idx: int) -> _Meet:
+        r = self.recs[idx]
+        if r is None:
+            assert self.fill is not None
+            r = self.fill(idx)
+        return r
 
     def interior(self, idx: int, t0: float, t1: float) -> _Meet:
-        return self.recs[idx]
+        return self._rec(idx)
 
     def boundary(self, idxs: tuple[int, ...], t0: float, t1: float, narrow: bool) -> _Meet:
         if len(idxs) == 1:
-            return self.touch[idxs[0]]
+            t = self.touch[idxs[0]]
+            if t is None:
+                self._rec(idxs[0])
+                t = self.touch[idxs[0]]
+                assert t is not None
+            return t
         key = (idxs, narrow)
         m = self._along.get(key)
         if m is None:
-            m = self._along[key] = _combine_along(self.recs[idxs[0]], self.recs[idxs[1]], narrow)
+            if len(self._along) >= _ALONG_LIMIT:
+                self._along.clear()
+            m = self._along[key] = _combine_along(self._rec(idxs[0]), self._rec(idxs[1]), narrow)
         return m
 
 
@@ -438,14 +453,10 @@ class ArtworkDepiction:
         self._cache: dict[tuple[int, frozenset[int]], _Meet] = {}
         self._static: dict[int, _Meet] = {}
         self._counters: dict[int, list[_Hind]] = {}
-        self._sample: Any = None
-        self._p: Point = (0, 0)
-        self._q: Point = (0, 0)
-        self._shift = 0.0
         m = tab.m
         for h in m.hexes():
             i = tab.idx(h)
-            hs = [x for x in tab.recs[i][2] if x[3] in ("A24.2", "A6.8")]
+            hs = [x for x in tab.rec(i)[2] if x[3] in ("A24.2", "A6.8")]
             if hs:
                 self._counters[i] = hs
         for h in m.hexes():
@@ -453,7 +464,7 @@ class ArtworkDepiction:
             t = m.terrain(h)
             codes = raster.hex_codes(h.col, h.row)
             if not codes or t.offboard or self._inherent(t.terrain):
-                self._static[i] = tab.recs[i]
+                self._static[i] = tab.rec(i)
             elif len(codes) == 1:
                 self._static[i] = self._record(i, codes)
 
@@ -461,14 +472,14 @@ class ArtworkDepiction:
         e = self.tab.chart.terrain.get(terrain)
         return bool(e is not None and e.los is not None and e.los.get("inherent", False))
 
-    def begin(self, p: Point, q: Point, shift: float = 0.0) -> None:
-        self._p, self._q, self._shift = p, q, shift
-        self._sample = None
+    def begin(self, p: Point, q: Point, shift: float = 0.0) -> _ArtworkThread:
+        return _ArtworkThread(self, p, q, shift)
 
-    def _codes(self, t0: float, t1: float) -> frozenset[int]:
-        if self._sample is None:
-            self._sample = self.raster.sample(self._p, self._q, self._shift)
-        return self._sample.between(t0, t1)  # type: ignore[no-any-return]
+    def interior(self, idx: int, t0: float, t1: float) -> _Meet:
+        raise TypeError("ArtworkDepiction reads a thread's pixels: ask begin(p, q) for the thread's reader")
+
+    def boundary(self, idxs: tuple[int, ...], t0: float, t1: float, narrow: bool) -> _Meet:
+        raise TypeError("ArtworkDepiction reads a thread's pixels: ask begin(p, q) for the thread's reader")
 
     def _record(self, i: int, codes: frozenset[int]) -> _Meet:
         key = (i, codes)
@@ -497,26 +508,50 @@ class ArtworkDepiction:
         r = self._cache[key] = _meet(obs, hinds)
         return r
 
+
+
+class _ArtworkThread:
+    """One thread's reader of an :class:`ArtworkDepiction`: the pixels under the thread, sampled when first
+    needed, and what they depict. It belongs to one walk (a depiction serves threads walked at once)."""
+
+    __slots__ = ("dep", "p", "q", "sample", "shift")
+
+    def __init__(self, dep: ArtworkDepiction, p: Point, q: Point, shift: float) -> None:
+        self.dep = dep
+        self.p, self.q, self.shift = p, q, shift
+        self.sample: Any = None
+
+    def begin(self, p: Point, q: Point, shift: float = 0.0) -> _ArtworkThread:
+        return self.dep.begin(p, q, shift)
+
+    def _codes(self, t0: float, t1: float) -> frozenset[int]:
+        if self.sample is None:
+            self.sample = self.dep.raster.sample(self.p, self.q, self.shift)
+        return self.sample.between(t0, t1)  # type: ignore[no-any-return]
+
     def interior(self, idx: int, t0: float, t1: float) -> _Meet:
-        s = self._static.get(idx)
+        dep = self.dep
+        s = dep._static.get(idx)
         if s is not None:
             return s
-        return self._record(idx, self._codes(t0, t1))
+        return dep._record(idx, self._codes(t0, t1))
 
     def in_depression(self, idx: int, t0: float, t1: float) -> bool:
         """Whether the thread stays within the stream or gully as drawn in hex ``idx`` between t0 and
         t1: every pixel it crosses there lies no higher than the stream bed (B20.2, A6.3)."""
-        floor = self.tab.m.terrain(self.tab.hex_of(idx)).in_level
-        decode = self.raster.decode
+        tab = self.dep.tab
+        floor = tab.m.terrain(tab.hex_of(idx)).in_level
+        decode = self.dep.raster.decode
         return all(decode(c)[1] <= floor for c in self._codes(t0, t1))
 
     def boundary(self, idxs: tuple[int, ...], t0: float, t1: float, narrow: bool) -> _Meet:
+        dep = self.dep
         if len(idxs) == 1 or narrow:
-            return self.whole.boundary(idxs, t0, t1, narrow)
+            return dep.whole.boundary(idxs, t0, t1, narrow)
         a, b = idxs
-        tab = self.tab
-        line = self._record(a if tab.on_map[a] else b, self._codes(t0, t1))
-        ta, tb = tab.touch[a], tab.touch[b]
+        tab = dep.tab
+        line = dep._record(a if tab.on_map[a] else b, self._codes(t0, t1))
+        ta, tb = tab.touch_of(a), tab.touch_of(b)
         if not (ta[1] or ta[2] or tb[1] or tb[2]):
             return line
         return _meet([*line[1], *ta[1], *tb[1]], _each_hex_once((*line[2], *ta[2], *tb[2])))
@@ -576,21 +611,26 @@ class _Tables:
         self.orchard_in_season = month in tuple(int(x) for x in p("orchard_season").value)
         self.grain_hinders = month in tuple(int(x) for x in p("grain_hindrance_season").value)
 
-        self.cq = [0] * n
-        self.cr = [0] * n
-        for i in range(n):
-            c, r = divmod(i, self.stride)
-            q, rr, _ = Hex(c + self.c0, r + self.r0).cube()
-            self.cq[i], self.cr[i] = q, rr
+        # Work proportional to the question: a hex's record is read from the map when a thread first meets
+        # it (_fill), so one LOS on a big map reads only the hexes along it. Streams and counters, which
+        # the ends and the depression rules look up by index, are read now (they are written hexes).
         self.on_map = [False] * n
+        rows = g.row_last - g.row_first + 1
+        for c in range(ncols - 2 * pad):
+            first = (c + pad) * self.stride + pad
+            self.on_map[first:first + rows] = [True] * rows
         self.stream = [False] * n
-        self.recs: list[_Meet] = [_EMPTY] * n
-        self.touch: list[_Meet] = [_EMPTY] * n
+        self.recs: list[_Meet | None] = [None] * n
+        self.touch: list[_Meet | None] = [None] * n
         self.recs_in: list[_Meet] = [_EMPTY] * n
         self.smoke = [0] * n
         self.up_sides: dict[int, frozenset[Hexside]] = {}
-        for h in m.hexes():
+        streams = [t.hex for t in list(m._hexes.values()) if t.is_stream and t.hex in m.grid]
+        for h in streams:
             self._hex(h)
+        for h in list(m._by_hex):
+            if h in m.grid:
+                self._hex(h)
         # hexsides: walls, hedges, B29 roadblocks (Half-Level), Narrow Streets, stream hexsides
         # (top, what, rule, hexside, full): full for bocage, a one-level obstacle (B9.52), not Half-Level
         self.walls: dict[tuple[int, int], tuple[int, str, str, Hexside, bool]] = {}
@@ -609,11 +649,10 @@ class _Tables:
                 for h in hs.hexes:
                     if t.up_slope(h) and h in m.grid:
                         ups.setdefault(self.idx(h), set()).add(hs)
-        for h in m.hexes():
-            if m.terrain(h).is_stream:
-                for hs in h.hexsides():
-                    if m.hexside(hs).stream:
-                        self.stream_sides.add(self.side_key(hs))
+        for h in streams:
+            for hs in h.hexsides():
+                if m.hexside(hs).stream:
+                    self.stream_sides.add(self.side_key(hs))
         self.up_sides = {i: frozenset(s) for i, s in ups.items()}
         self.wall_hex = [False] * n
         self.segments: list[tuple[Point, Point, int, Hexside, int, int]] = []
@@ -630,12 +669,15 @@ class _Tables:
                     self._add_wall(hs, "roadblock")
         for ia, ib in self.walls:
             self.wall_hex[ia] = self.wall_hex[ib] = True
-        self.depiction: Depiction = WholeHexDepiction(self.recs, self.touch)
+        self.depiction: Depiction = WholeHexDepiction(self.recs, self.touch, self._fill)
         self.artwork = bool(getattr(m, "depiction", None) is not None and m.depiction.follows_artwork)
         if self.artwork:
-            from .vasl import load_artwork  # imported boards only: numpy and the board archives
+            from .vasl import map_artwork  # imported boards only: numpy and the board archives
 
-            self.depiction = ArtworkDepiction(self, load_artwork(m.depiction))
+            for i in range(n):  # boards are small: the artwork depiction reads every hex's record up front
+                if self.recs[i] is None:
+                    self._fill(i)
+            self.depiction = ArtworkDepiction(self, map_artwork(m))
         self.ends: dict[tuple[Location, bool], _End] = {}
         self.templates: dict[tuple[int, int, int, int], _Compiled] = {}
 
@@ -651,9 +693,39 @@ class _Tables:
         return (self.idx(hs.a), self.idx(hs.b))
 
     def dist(self, i: int, j: int) -> int:
-        dq = self.cq[i] - self.cq[j]
-        dr = self.cr[i] - self.cr[j]
+        """The range between the hexes of two indices (cube coordinates of odd-q, as Hex.cube)."""
+        ci, ri = divmod(i, self.stride)
+        cj, rj = divmod(j, self.stride)
+        ci += self.c0
+        cj += self.c0
+        dq = ci - cj
+        dr = (ri + self.r0 - ((ci - (ci & 1)) >> 1)) - (rj + self.r0 - ((cj - (cj & 1)) >> 1))
         return max(abs(dq), abs(dr), abs(dq + dr))
+
+    def rec(self, i: int) -> _Meet:
+        """What a thread through hex index ``i``'s interior meets (read from the map when first asked)."""
+        r = self.recs[i]
+        return r if r is not None else self._fill(i)
+
+    def touch_of(self, i: int) -> _Meet:
+        """What a thread only touching hex index ``i`` meets (its inherent terrain and counters)."""
+        t = self.touch[i]
+        if t is None:
+            self._fill(i)
+            t = self.touch[i]
+            assert t is not None
+        return t
+
+    def _fill(self, i: int) -> _Meet:
+        """Read hex index ``i``'s record from the map (an index off the map meets nothing); returns it."""
+        if self.on_map[i]:
+            self._hex(self.hex_of(i))
+        else:
+            self.touch[i] = _EMPTY
+            self.recs[i] = _EMPTY
+        rec = self.recs[i]
+        assert rec is not None
+        return rec
 
     def ground_of(self, h: Hex) -> int:
         return self.m.terrain(h).level * _Q if h in self.m.grid else _NONE
@@ -688,14 +760,15 @@ class _Tables:
         hinds += hh
         # counters: whole-hex Hindrances (judgment.counters_whole_hex)
         self._counter_items(h, t, g, src, counters, hinds)
-        self.recs[i] = _meet(obs, hinds)
-        self.touch[i] = _meet([o for o in obs if o[5]], [x for x in hinds if x[6]])
         if t.is_stream:
             gi = t.in_level * _Q
             keep = [x for x in hinds if x[2].startswith(("SMOKE", "vehicle", "wreck"))]
             if not self.depiction_clear:
                 keep = hinds
             self.recs_in[i] = _meet([(gi, _CREST, "stream bed", "B20.2", src, False)], keep)
+        # recs last: another thread that finds recs[i] set finds the rest set too
+        self.touch[i] = _meet([o for o in obs if o[5]], [x for x in hinds if x[6]])
+        self.recs[i] = _meet(obs, hinds)
 
     def _terrain_items(self, t: HexTerrain, terrain: str, g: int, src: tuple[int, ...]
                        ) -> tuple[list[_Obs], list[_Hind]]:
@@ -797,8 +870,9 @@ class _Tables:
         key = (kx, ky, dx, dy)
         c = self.templates.get(key)
         if c is None:
-            g = _generic(key, self.tolerance)
-            c = self.templates[key] = _Compiled(g, self.stride)
+            if len(self.templates) >= _TEMPLATE_LIMIT:  # bounded: a big map's viewsheds do not keep every shape
+                self.templates.clear()
+            c = self.templates[key] = _Compiled(_compile_generic(key, self.tolerance), self.stride)
         dcol = (x - kx) // 3
         drow = (y - ky) >> 1
         base = (dcol - self.c0) * self.stride + (drow - self.r0)
@@ -811,25 +885,9 @@ def _building_name(t: HexTerrain) -> str:
                                                                              "multi-level building")
 
 
-_TABLES: weakref.WeakKeyDictionary[Map, dict[tuple[int, Conditions], _Tables]] = weakref.WeakKeyDictionary()
-
-
-_LAST: list[Any] = [None, None, None, None]
-
-
 def _tables(m: Map, chart: Chart, cond: Conditions) -> _Tables:
-    last = _LAST
-    if last[1] is chart and last[2] is cond and last[0] is not None and last[0]() is m:
-        return last[3]  # type: ignore[no-any-return]
-    per = _TABLES.get(m)
-    if per is None:
-        per = _TABLES[m] = {}
-    key = (id(chart), cond)
-    t = per.get(key)
-    if t is None or t.chart is not chart:
-        t = per[key] = _Tables(m, chart, cond)
-    _LAST[:] = [weakref.ref(m), chart, cond, t]
-    return t
+    # kept with the map; the tables hold their chart, so its id names it for as long as they are kept
+    return m.derived(("los.tables", id(chart), cond), lambda: _Tables(m, chart, cond), limit=8)
 
 
 # ============================================================================================ public helpers
@@ -947,31 +1005,40 @@ def is_up_slope(m: Map, loc: Location, trace: Trace, at_start: bool) -> bool:
 # ============================================================================================ templates
 
 
+_Contacts: TypeAlias = tuple[tuple[Any, ...], ...]
+_UNSET: Any = object()
+
+
 @dataclass(slots=True)
 class _Generic:
-    """A compiled thread shape, hexes relative to the start's translation class."""
+    """A compiled thread shape, hexes relative to the start's translation class.
 
-    contacts: tuple[tuple[Any, ...], ...]      # (kind, t, rel hexes...)
-    nudged: tuple[tuple[tuple[Any, ...], ...], tuple[tuple[Any, ...], ...]] | None
+    ``nudged`` (the contacts of the thread shifted a hair to either side, for the A6.1 borderline test) is
+    worked out only when first asked for: most rulings do not ask (a viewshed, a LOS table)."""
+
+    contacts: _Contacts      # (kind, t, rel hexes...)
     start_vertex: tuple[tuple[int, int], ...]
     end_vertex: tuple[tuple[int, int], ...]
+    key: tuple[int, int, int, int]
+    tol: float
+    _nudged: Any = _UNSET
 
-
-_GENERIC: dict[tuple[int, int, int, int, float], _Generic] = {}
+    @property
+    def nudged(self) -> tuple[_Contacts, _Contacts] | None:
+        got = self._nudged
+        if got is _UNSET:
+            kx, ky, dx, dy = self.key
+            p, q = (kx, ky), (kx + dx, ky + dy)
+            got = None
+            if self.tol > 0:
+                got = _nudged_variants(grid.trace.__wrapped__(p, q), p, q, self.start_vertex, self.end_vertex,
+                                       self.contacts, self.tol)
+            self._nudged = got
+        return got  # type: ignore[no-any-return]
 
 
 def _rel(h: Hex) -> tuple[int, int]:
     return (h.col, h.row)
-
-
-def _generic(key: tuple[int, int, int, int], tol: float) -> _Generic:
-    k = (*key, tol)
-    g = _GENERIC.get(k)
-    if g is None:
-        if len(_GENERIC) > 400_000:
-            _GENERIC.clear()
-        g = _GENERIC[k] = _compile_generic(key, tol)
-    return g
 
 
 def _compile_generic(key: tuple[int, int, int, int], tol: float) -> _Generic:
@@ -979,37 +1046,46 @@ def _compile_generic(key: tuple[int, int, int, int], tol: float) -> _Generic:
     p = (kx, ky)
     q = (kx + dx, ky + dy)
     tr = grid.trace.__wrapped__(p, q)
-    events: list[tuple[Fraction, int, tuple[Any, ...]]] = []
-    ends_at: dict[Fraction, tuple[Hex, ...]] = {}
-    starts_at: dict[Fraction, tuple[Hex, ...]] = {}
-    kinds_end: dict[Fraction, str] = {}
-    kinds_start: dict[Fraction, str] = {}
-    for s in tr.spans:
-        events.append((s.t_in, 1, (_S, float(s.t_in), float(s.t_out), _rel(s.hex))))
-        ends_at[s.t_out] = (s.hex,)
-        starts_at[s.t_in] = (s.hex,)
-        kinds_end[s.t_out] = kinds_start[s.t_in] = "S"
+    # each event: (float t, exact t, order, contact); every t turned into a float once
+    events: list[tuple[float, Fraction, int, tuple[Any, ...]]] = []
+    inner = [(t, v) for t, v in tr.vertices if 0 < t < 1]
+    # the hexes a thread leaves and enters at each vertex it passes, by exact t (numerator, denominator)
+    ends_at: dict[tuple[int, int], tuple[Hex, ...]] = {}
+    starts_at: dict[tuple[int, int], tuple[Hex, ...]] = {}
+    for sp in tr.spans:
+        t0, t1 = sp.t_in, sp.t_out
+        h = sp.hex
+        f0 = t0.numerator / t0.denominator
+        events.append((f0, t0, 1, (_S, f0, t1.numerator / t1.denominator, (h.col, h.row))))
+        if inner:
+            ends_at[(t1.numerator, t1.denominator)] = (h,)
+            starts_at[(t0.numerator, t0.denominator)] = (h,)
     for t0, t1, hs in tr.along:
-        events.append((t0, 1, (_A, float(t0), float(t1), _rel(hs.a), _rel(hs.b))))
-        ends_at[t1] = hs.hexes
-        starts_at[t0] = hs.hexes
-        kinds_end[t1] = kinds_start[t0] = "A"
+        a, b = hs.a, hs.b
+        f0 = t0.numerator / t0.denominator
+        events.append((f0, t0, 1, (_A, f0, t1.numerator / t1.denominator, (a.col, a.row), (b.col, b.row))))
+        if inner:
+            ends_at[(t1.numerator, t1.denominator)] = hs.hexes
+            starts_at[(t0.numerator, t0.denominator)] = hs.hexes
     for t, hs in tr.crossed:
-        events.append((t, 0, (_X, float(t), float(t), _rel(hs.a), _rel(hs.b))))
+        a, b = hs.a, hs.b
+        f = t.numerator / t.denominator
+        events.append((f, t, 0, (_X, f, f, (a.col, a.row), (b.col, b.row))))
     start_v: tuple[tuple[int, int], ...] = ()
     end_v: tuple[tuple[int, int], ...] = ()
     for t, v in tr.vertices:
         if t == 0:
             start_v = tuple(_rel(h) for h in v.hexes)
-            continue
-        if t == 1:
+        elif t == 1:
             end_v = tuple(_rel(h) for h in v.hexes)
-            continue
-        prev = ends_at.get(t, ())
-        nxt = starts_at.get(t, ())
+    for t, v in inner:
+        f = t.numerator / t.denominator
+        tk = (t.numerator, t.denominator)
+        prev = ends_at.get(tk, ())
+        nxt = starts_at.get(tk, ())
         for h in v.hexes:
             if h not in prev and h not in nxt:
-                events.append((t, 0, (_T, float(t), float(t), _rel(h))))
+                events.append((f, t, 0, (_T, f, f, _rel(h))))
         pairs: list[tuple[Hex, Hex]] = []
         if len(prev) == 1 and len(nxt) == 1:
             pairs = [(prev[0], nxt[0])]
@@ -1019,12 +1095,13 @@ def _compile_generic(key: tuple[int, int, int, int], tol: float) -> _Generic:
             pairs = [(prev[0], nxt[0]), (prev[1], nxt[0])]
         for a, b in pairs:
             a, b = (a, b) if a < b else (b, a)
-            events.append((t, 0, (_P, float(t), float(t), _rel(a), _rel(b))))
-        events.append((t, 0, _vertex_sides(v, dx, dy, float(t))))
-    events.sort(key=lambda e: (e[0], e[1]))
-    contacts = tuple(e[2] for e in events)
-    nudged = _nudged_variants(tr, p, q, start_v, end_v, contacts, tol) if tol > 0 else None
-    return _Generic(contacts, nudged, start_v, end_v)
+            events.append((f, t, 0, (_P, f, f, _rel(a), _rel(b))))
+        events.append((f, t, 0, _vertex_sides(v, dx, dy, f)))
+    # by t, then crossings and vertices before what starts there; the float of t decides unless two floats
+    # tie (float rounding keeps order: a < b gives float(a) <= float(b)), then the exact Fraction does
+    events.sort(key=lambda e: e[:3])
+    contacts = tuple(e[3] for e in events)
+    return _Generic(contacts, start_v, end_v, key, tol)
 
 
 def _vertex_sides(v: grid.Vertex, dx: int, dy: int, t: float) -> tuple[Any, ...]:
@@ -1170,28 +1247,65 @@ def _walk_float(a: tuple[float, float], b: tuple[float, float]) -> list[tuple[in
     return out
 
 
-class _Compiled:
-    """A generic template with this map's index offsets."""
+def _conv(cs: _Contacts, stride: int, with_x: bool = True) -> _Contacts:
+    """Contacts with hexes as index offsets for a map of this stride (``with_x`` False: only the contacts a
+    map without walls, hedges or B29 roadblocks reads)."""
+    out = []
+    for c in cs:
+        if not with_x and c[0] in (_X, _V, _P):
+            continue
+        if len(c) == 4:
+            r = c[3]
+            out.append((c[0], c[1], c[2], r[0] * stride + r[1]))
+        else:
+            out.append((c[0], c[1], c[2], *(r[0] * stride + r[1] for r in c[3:])))
+    return tuple(out)
 
-    __slots__ = ("contacts", "end_v", "nudged", "plain", "plain_nudged", "start_v")
+
+class _Compiled:
+    """A generic template with this map's index offsets; each variant converted when first read."""
+
+    __slots__ = ("_contacts", "_nudged", "_plain", "_plain_nudged", "g", "stride")
 
     def __init__(self, g: _Generic, stride: int) -> None:
-        def conv(cs: tuple[tuple[Any, ...], ...], with_x: bool = True) -> tuple[tuple[Any, ...], ...]:
-            out = []
-            for c in cs:
-                if c[0] in (_X, _V, _P) and not with_x:
-                    continue
-                rels = tuple(r[0] * stride + r[1] for r in c[3:])
-                out.append((c[0], c[1], c[2], *rels))
-            return tuple(out)
+        self.g = g
+        self.stride = stride
+        self._contacts: _Contacts | None = None
+        self._plain: _Contacts | None = None
+        self._nudged: Any = _UNSET
+        self._plain_nudged: Any = _UNSET
 
-        self.contacts = conv(g.contacts)
-        self.plain = conv(g.contacts, False)   # for maps without walls, hedges or B29 roadblocks
-        self.nudged = (conv(g.nudged[0]), conv(g.nudged[1])) if g.nudged is not None else None
-        self.plain_nudged = ((conv(g.nudged[0], False), conv(g.nudged[1], False)) if g.nudged is not None
-                             else None)
-        self.start_v = tuple(r[0] * stride + r[1] for r in g.start_vertex)
-        self.end_v = tuple(r[0] * stride + r[1] for r in g.end_vertex)
+    @property
+    def contacts(self) -> _Contacts:
+        c = self._contacts
+        if c is None:
+            c = self._contacts = _conv(self.g.contacts, self.stride)
+        return c
+
+    @property
+    def plain(self) -> _Contacts:
+        """Without hexsides crossed and vertices passed: for maps without walls, hedges or B29 roadblocks."""
+        c = self._plain
+        if c is None:
+            c = self._plain = _conv(self.g.contacts, self.stride, False)
+        return c
+
+    @property
+    def nudged(self) -> tuple[_Contacts, _Contacts] | None:
+        n = self._nudged
+        if n is _UNSET:
+            g = self.g.nudged
+            n = self._nudged = (_conv(g[0], self.stride), _conv(g[1], self.stride)) if g is not None else None
+        return n  # type: ignore[no-any-return]
+
+    @property
+    def plain_nudged(self) -> tuple[_Contacts, _Contacts] | None:
+        n = self._plain_nudged
+        if n is _UNSET:
+            g = self.g.nudged
+            n = self._plain_nudged = ((_conv(g[0], self.stride, False), _conv(g[1], self.stride, False))
+                                      if g is not None else None)
+        return n  # type: ignore[no-any-return]
 
 
 # ============================================================================================ the decision
@@ -1211,11 +1325,13 @@ class _Outcome:
 
 
 def _walk(tab: _Tables, contacts: tuple[tuple[Any, ...], ...], base: int, A: _End, B: _End, ea: int, eb: int,
-          dep: dict[int, bool] | None, out: _Outcome, fire_lane: bool = False) -> None:
+          dep: dict[int, bool] | None, out: _Outcome, fire_lane: bool = False, reader: Depiction | None = None
+          ) -> None:
     """Apply A6.2, the Blind Hex count, Half-Level obstacles and Hindrances to every contact in order.
 
-    With ``fire_lane``, "same-level" (Hindrances, Half-Level obstacles) compares Base Levels, not the
-    Up-Slope elevations (P2.31)."""
+    ``reader`` is the depiction's reader of this thread (``depiction.begin``). With ``fire_lane``,
+    "same-level" (Hindrances, Half-Level obstacles) compares Base Levels, not the Up-Slope elevations
+    (P2.31)."""
     lo, hi = (ea, eb) if ea <= eb else (eb, ea)
     if fire_lane:
         slo, shi = (A.elev, B.elev) if A.elev <= B.elev else (B.elev, A.elev)
@@ -1227,8 +1343,10 @@ def _walk(tab: _Tables, contacts: tuple[tuple[Any, ...], ...], base: int, A: _En
     else:
         same = ea == eb
     ia, ib = A.idx, B.idx
-    dep_interior = tab.depiction.interior
-    dep_boundary = tab.depiction.boundary
+    if reader is None:
+        reader = tab.depiction.begin(A.point, B.point)
+    dep_interior = reader.interior
+    dep_boundary = reader.boundary
     walls = tab.walls
     narrow = tab.narrow
     recs_in = tab.recs_in
@@ -1236,7 +1354,7 @@ def _walk(tab: _Tables, contacts: tuple[tuple[Any, ...], ...], base: int, A: _En
     wall_hex = tab.wall_hex
     vertex_both = tab.wall_vertex_both_sides
     # the whole-hex depiction's interior() is a list lookup: read the list directly on the hot path
-    recs: list[_Meet] | None = getattr(tab.depiction, "recs", None) if dep is None else None
+    recs: list[_Meet | None] | None = getattr(reader, "recs", None) if dep is None else None
     for n, c in enumerate(contacts):
         k = c[0]
         if k == _S:
@@ -1245,6 +1363,8 @@ def _walk(tab: _Tables, contacts: tuple[tuple[Any, ...], ...], base: int, A: _En
                 continue
             if recs is not None:
                 rec = recs[idx]
+                if rec is None:
+                    rec = tab._fill(idx)
             else:
                 rec = recs_in[idx] if dep is not None and n in dep else dep_interior(idx, c[1], c[2])
         elif k == _X:
@@ -1485,12 +1605,12 @@ def _blind_source(tab: _Tables, top: int, srcs: tuple[int, ...], crest: bool, A:
 
 
 def _depression_runs(tab: _Tables, contacts: tuple[tuple[Any, ...], ...], base: int,
-                     A: _End, B: _End) -> tuple[dict[int, bool], list[int], bool]:
+                     A: _End, B: _End, reader: Depiction) -> tuple[dict[int, bool], list[int], bool]:
     """Which contacts lie within the stream depiction next to an end IN a stream (B20.2, A6.3).
 
     Returns (contacts in depression mode, the last hex index within the depiction from each IN end,
     whether the whole thread stays within it)."""
-    art = tab.depiction if tab.artwork else None
+    art = reader if tab.artwork else None
 
     def within(c: tuple[Any, ...]) -> bool | None:
         k = c[0]
@@ -1575,10 +1695,9 @@ def _decide(tab: _Tables, A: _End, B: _End, entrenched: tuple[bool, bool], want_
     # stream needs them all the same, to know where it leaves the stream depiction (B20.2)
     contacts = comp.contacts if tab.walls or A.kind == "in" or B.kind == "in" else comp.plain
     dep: dict[int, bool] | None = None
-    if tab.artwork:
-        tab.depiction.begin(A.point, B.point)
+    reader = tab.depiction.begin(A.point, B.point)
     if A.kind == "in" or B.kind == "in":
-        dep, lasts, whole = _depression_runs(tab, contacts, base, A, B)
+        dep, lasts, whole = _depression_runs(tab, contacts, base, A, B, reader)
         out.rules.append("B20.2")
         if A.kind == "in" and B.kind == "in":
             if not whole:
@@ -1598,7 +1717,7 @@ def _decide(tab: _Tables, A: _End, B: _End, entrenched: tuple[bool, bool], want_
                              (f"the bank of the stream (an elevation difference of {fmt(_lv(e_high - e_low))} "
                               f"is less than the range {need} from the last hex inside the depiction)"), "A6.3")
                 return out, ea, eb, up_a, up_b, False
-    _walk(tab, contacts, base, A, B, ea, eb, dep, out, fire_lane)
+    _walk(tab, contacts, base, A, B, ea, eb, dep, out, fire_lane, reader)
     # P5.141: the Narrow Street roadblock segment, centre dot to centre dot
     if tab.segments:
         _roadblocks(tab, A, B, ea, eb, out)
@@ -1622,10 +1741,11 @@ def _decide(tab: _Tables, A: _End, B: _End, entrenched: tuple[bool, bool], want_
         # A6.1 on the artwork: the same thread moved a hair to either side over the drawing
         ref = (out.clear, out.drm if out.clear else None)
         for shift in (tab.tolerance_px, -tab.tolerance_px):
-            tab.depiction.begin(A.point, B.point, shift)
             o2 = _Outcome()
             o2.drm = own_smoke
-            _walk(tab, contacts, base, A, B, ea, eb, None, o2, fire_lane)
+            # the grid-nudged walk below reads the last shifted thread's pixels, as it always has
+            reader = tab.depiction.begin(A.point, B.point, shift)
+            _walk(tab, contacts, base, A, B, ea, eb, None, o2, fire_lane, reader)
             if (o2.clear, o2.drm if o2.clear else None) != ref:
                 borderline = True
                 break
@@ -1634,7 +1754,7 @@ def _decide(tab: _Tables, A: _End, B: _End, entrenched: tuple[bool, bool], want_
         for cs in (comp.nudged if tab.walls else comp.plain_nudged):  # type: ignore[union-attr]
             o2 = _Outcome()
             o2.drm = own_smoke
-            _walk(tab, cs, base, A, B, ea, eb, None, o2, fire_lane)
+            _walk(tab, cs, base, A, B, ea, eb, None, o2, fire_lane, reader)
             if tab.segments:
                 _roadblocks(tab, A, B, ea, eb, o2)
             if (o2.clear, o2.drm if o2.clear else None) != ref:

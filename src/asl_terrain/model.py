@@ -12,9 +12,11 @@ Imports: errors, grid, mapfile. Never an engine.
 from __future__ import annotations
 
 import re
+import threading
+from collections.abc import Callable, Hashable
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any, Iterator, Literal, Mapping
+from typing import Any, Iterator, Literal, Mapping, TypeVar
 
 from pydantic import ValidationError
 
@@ -35,6 +37,7 @@ from .mapfile import (
 )
 
 Place = Literal["", "rooftop", "crest", "culvert"]
+_T = TypeVar("_T")
 
 
 @dataclass(frozen=True, slots=True)
@@ -351,6 +354,8 @@ class Map:
             for h in ([c.at] if c.at is not None else list(c.hexside.hexes) if c.hexside is not None else []):
                 acc.setdefault(h, []).append(c)
         self._by_hex = {h: tuple(v) for h, v in acc.items()}
+        self._derived: dict[Hashable, Any] = {}
+        self._derived_lock = threading.RLock()
 
     # ------------------------------------------------------------------ construction
     @classmethod
@@ -371,6 +376,22 @@ class Map:
                   counters, self.source, depiction=self.depiction)
         new._default = self._default
         return new
+
+    def derived(self, key: Hashable, build: Callable[[], _T], limit: int = 16) -> _T:
+        """A value an engine derives from this map (its LOS tables, a board's artwork raster), built once per
+        ``key`` by ``build()`` and kept with the map: the map owns its caches, so they go when it goes. At most
+        ``limit`` values are kept (the oldest is dropped). Thread-safe: a value is built once even when several
+        threads ask for it at the same time."""
+        got = self._derived.get(key)
+        if got is None:
+            with self._derived_lock:
+                got = self._derived.get(key)
+                if got is None:
+                    got = build()
+                    while len(self._derived) >= max(limit, 1):
+                        self._derived.pop(next(iter(self._derived)))
+                    self._derived[key] = got
+        return got
 
     # ------------------------------------------------------------------ hexes and hexsides
     def __contains__(self, h: object) -> bool:

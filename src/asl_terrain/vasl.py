@@ -34,11 +34,14 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
-from typing import Any, NamedTuple, cast
+from typing import TYPE_CHECKING, Any, NamedTuple, cast
 
 import numpy as np
 
 from asl_terrain.errors import BadName, MapError, UnknownLocation
+
+if TYPE_CHECKING:
+    from asl_terrain.model import Map
 
 __all__ = [
     "HEXSIDE_NAMES",
@@ -2261,9 +2264,6 @@ def artwork_png(
 # --------------------------------------------------------------------------------------------------
 # loading a map's artwork depiction ([depiction] of a map file)
 
-_ARTWORK_CACHE: dict[tuple[Any, ...], ArtworkRaster] = {}
-
-
 def _resolve_archive(ref: str, base: str) -> Path | str:
     p = Path(ref)
     if not p.is_absolute() and base and (Path(base) / p).exists():
@@ -2276,28 +2276,29 @@ def _resolve_archive(ref: str, base: str) -> Path | str:
 def load_artwork(depiction: Any) -> ArtworkRaster:
     """The :class:`ArtworkRaster` of a map's ``[depiction]`` (a :class:`asl_terrain.model.Depiction`):
     its boards' archives read (paths relative to the map file, or archive names in the VASL data
-    directory) and placed. Cached per depiction.
+    directory) and placed. Read anew on each call: :func:`map_artwork` keeps it with its map.
 
     :raises MapError: an archive or the terrain table cannot be found or read.
     """
-    key = (depiction.base, depiction.terrain_table,
-           tuple((b.archive, b.column, b.row, getattr(b, "flipped", False)) for b in depiction.boards))
-    raster = _ARTWORK_CACHE.get(key)
-    if raster is None:
-        table = None
-        if depiction.terrain_table:
-            table = load_terrain_table(_resolve_archive(depiction.terrain_table, depiction.base))
-        boards = []
-        for b in depiction.boards:
-            try:
-                archive = read_board(_resolve_archive(b.archive, depiction.base))
-            except MapError as exc:
-                raise MapError(f"the map's artwork depiction needs board archive {b.archive!r}: {exc} "
-                               f"(paths are relative to the map file; archive names are looked up in the VASL "
-                               f"data directory, ${_ENV_VAR})") from None
-            boards.append((TurnedBoard(archive) if getattr(b, "flipped", False) else archive, b.column, b.row))
-        raster = _ARTWORK_CACHE[key] = ArtworkRaster(boards, table)
-    return raster
+    table = None
+    if depiction.terrain_table:
+        table = load_terrain_table(_resolve_archive(depiction.terrain_table, depiction.base))
+    boards = []
+    for b in depiction.boards:
+        try:
+            archive = read_board(_resolve_archive(b.archive, depiction.base))
+        except MapError as exc:
+            raise MapError(f"the map's artwork depiction needs board archive {b.archive!r}: {exc} "
+                           f"(paths are relative to the map file; archive names are looked up in the VASL "
+                           f"data directory, ${_ENV_VAR})") from None
+        boards.append((TurnedBoard(archive) if getattr(b, "flipped", False) else archive, b.column, b.row))
+    return ArtworkRaster(boards, table)
+
+
+def map_artwork(m: Map) -> ArtworkRaster:
+    """The :class:`ArtworkRaster` of map ``m``'s ``[depiction]``, read once and kept with the map
+    (:meth:`asl_terrain.model.Map.derived`)."""
+    return m.derived(("vasl.artwork",), lambda: load_artwork(m.depiction))
 
 
 def vasl_walk(start: tuple[int, int], end: tuple[int, int]) -> list[tuple[int, int]]:

@@ -76,7 +76,7 @@ def board_image(m: Map) -> bytes | None:
         return None
     from .. import vasl
 
-    raster = vasl.load_artwork(m.depiction)
+    raster = vasl.map_artwork(m)
     g = m.grid
     return vasl.artwork_png(raster.archives, (g.col_first, g.col_last), (g.row_first, g.row_last), 1.0)
 

@@ -363,7 +363,7 @@ def cross_check(m: Map, oracle: str, chart: Chart | None = None, *, examples: in
 
     oracle_file, board = _oracle_paths(oracle)
     dc, dr = _placement(m, board)
-    raster = vasl.load_artwork(m.depiction) if m.depiction.follows_artwork else None
+    raster = vasl.map_artwork(m) if m.depiction.follows_artwork else None
     levels = _vasl_levels(oracle_file, board, raster)
     locs: dict[str, Location] = {}
 
@@ -572,7 +572,7 @@ def board_picture(m: Map, scale: float = 1.0) -> bytes | None:
         return board_image(m)
     if not m.depiction.follows_artwork:
         return None
-    raster = vasl.load_artwork(m.depiction)
+    raster = vasl.map_artwork(m)
     g = m.grid
     return vasl.artwork_png(raster.archives, (g.col_first, g.col_last), (g.row_first, g.row_last), scale)
 
