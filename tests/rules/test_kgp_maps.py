@@ -176,3 +176,53 @@ def test_p5_142_bypass_along_n17_o18_undergoes_o18s_eight_fp() -> None:
     m = kgp("bdST", *MINES)
     r = bypass_effects(m, m.parse_hexside("N17-O18"))
     assert [(t.kind, t.strength, t.hex) for t in r.mines] == [("A-P", 8, "StO18")]
+
+
+# ------------------------------------------------------------------------------------ Cheneux
+
+needs_ch = _needs("bdCH")
+
+
+@pytest.fixture(scope="module")
+def ch() -> Map:
+    return kgp("bdCH")
+
+
+@needs_ch
+def test_ch_is_named_with_its_kgp_prefix_and_its_origin_offset_is_taken(ch: Map) -> None:
+    """bdCH's data file puts A1's centre 37 px right of VASL's frame: the import shifts the picture so that
+    each hex reads its own artwork (ChAA10 is the church, not its neighbour)."""
+    assert ch.prefix == "Ch" and ch.parse_location("ChAA10").hex.name == "AA10"
+    b = vasl.read_board("bdCH")
+    assert getattr(b, "shift", None) == (-37, 0)
+
+
+@needs_ch
+def test_p5_2_chaa10_first_level_steeple(ch: Map) -> None:
+    """P5.2 EX: ChAA10 has a 1st-level Steeple Location above an otherwise normal ground-level building."""
+    t = ch.terrain(ch.parse_hex("AA10"))
+    assert t.is_building and t.building_levels == 0 and t.steeple and t.steeple_level == 1
+    assert [loc.text(ch.prefix) for loc in ch.locations(ch.parse_hex("AA10"))] == ["ChAA10", "ChAA10/1"]
+    r = move_cost(ch, "infantry", "AA10", "AA10/1")
+    assert r.allowed  # the inherent stairwell
+
+
+@needs_ch
+def test_p4_2_culvert_chll7_between_ll6_and_ll8(ch: Map) -> None:
+    """P4.2 EX ChLL7: a Stream Culvert Location; its LOS reaches only the ADJACENT stream Locations, LL6
+    and LL8, across the stream-and-culvert hexsides (P4.22 EX ChLL6-LL7)."""
+    t = ch.terrain(ch.parse_hex("LL7"))
+    assert t.culvert and t.is_stream
+    assert ch.hexside(ch.parse_hexside("LL6-LL7")).culvert
+    culvert = ch.parse_location("LL7/culvert")
+    assert los(ch, culvert, ch.parse_location("LL6")).clear
+    assert los(ch, culvert, ch.parse_location("LL8")).clear
+    assert not los(ch, culvert, ch.parse_location("MM7")).clear
+    assert stacking_limit(ch, culvert, ["squad", "squad"]).to_json()["overstacked"]
+
+
+@needs_ch
+def test_p2_53_crest_line_slope_chx3_y4(ch: Map) -> None:
+    assert is_crest_line_slope(ch, Hexside.parse("X3-Y4"))
+    r = move_cost(ch, "vehicle", "X3", "Y4")
+    assert not r.allowed and r.forbidden_by == "P2.53"
