@@ -204,20 +204,21 @@ def small_maps(draw: Any) -> Map:
             elif kind == "stream":
                 block["stream"] = "shallow"
             hexes.append(block)
-    sides = []
+    sides: dict[tuple[frozenset[str], bool], dict[str, object]] = {}  # a wall or a hedge, not both (B9.1)
     for _ in range(draw(st.integers(0, 5))):
         h = Hex(draw(st.integers(0, cols - 1)), draw(st.integers(1, rows)))
         n = h.neighbour(draw(st.integers(0, 5)))
         if 0 <= n.col < cols and 1 <= n.row <= rows:
             f = draw(st.sampled_from(["wall", "hedge", "slope"]))
-            sides.append({"at": [f"{h.name}-{n.name}"], f: h.name if f == "slope" else True})
+            sides[frozenset((h.name, n.name)), f == "slope"] = {"at": [f"{h.name}-{n.name}"],
+                                                               f: h.name if f == "slope" else True}
     counters = []
     for _ in range(draw(st.integers(0, 2))):
         at = f"{column_label(draw(st.integers(0, cols - 1)))}{draw(st.integers(1, rows))}"
         counters.append(draw(st.sampled_from([{"type": "smoke", "at": at, "strength": 2}, {"type": "wreck", "at": at},
                                               {"type": "vehicle", "at": at}])))
     return Map.from_data({"format": "asl-terrain/1", "name": "h", "prefix": "", "columns": ["A", column_label(cols - 1)],
-                          "rows": [1, rows], "hex": hexes, "hexside": sides, "counter": counters,
+                          "rows": [1, rows], "hex": hexes, "hexside": list(sides.values()), "counter": counters,
                           "conditions": {"month": draw(st.integers(1, 12))}})
 
 
@@ -246,7 +247,8 @@ def test_a6_1_terrain_only_in_the_firers_and_targets_hexes_never_blocks(data: An
     culverts aside)."""
     a = Hex(data.draw(st.integers(0, 6)), data.draw(st.integers(1, 7)))
     b = Hex(data.draw(st.integers(0, 6)), data.draw(st.integers(1, 7)))
-    hexes, sides = [], []
+    hexes: list[dict[str, Any]] = []
+    sides: dict[frozenset[str], dict[str, Any]] = {}
     for h in {a, b}:
         t = data.draw(st.sampled_from(TERRAIN))
         block: dict[str, Any] = {"at": [h.name], "terrain": t, "level": data.draw(st.integers(0, 2))}
@@ -258,9 +260,11 @@ def test_a6_1_terrain_only_in_the_firers_and_targets_hexes_never_blocks(data: An
         for k in range(6):
             n = h.neighbour(k)
             if 0 <= n.col <= 6 and 1 <= n.row <= 7 and data.draw(st.booleans()):
-                sides.append({"at": [f"{h.name}-{n.name}"], data.draw(st.sampled_from(["wall", "hedge"])): True})
+                # a and b may share a hexside: it carries a wall or a hedge, not both (B9.1)
+                sides[frozenset((h.name, n.name))] = {"at": [f"{h.name}-{n.name}"],
+                                                      data.draw(st.sampled_from(["wall", "hedge"])): True}
     m = Map.from_data({"format": "asl-terrain/1", "name": "o", "prefix": "", "columns": ["A", "G"], "rows": [1, 7],
-                       "hex": hexes, "hexside": sides})
+                       "hex": hexes, "hexside": list(sides.values())})
     for la in m.locations(a):
         for lb in m.locations(b):
             r = los(m, la, lb)

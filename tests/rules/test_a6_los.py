@@ -454,9 +454,8 @@ def test_b14_2_out_of_season_reading_is_the_charts_judgment(reading: str, drm: i
     m = mk([H("C1", level=2), H(["C3", "C5"], terrain="orchard")], month=12)
     x = r(m, "C1", "C6", chart=chart)
     assert x.clear and x.hindrance_drm == drm
-    bad = parse_chart(text.replace(old, 'orchard_out_of_season_los = { value = "never",'), "mine.toml")
-    with pytest.raises(ChartError, match="orchard_out_of_season_los"):
-        r(m, "C1", "C6", chart=bad)
+    with pytest.raises(ChartError, match="orchard_out_of_season_los"):  # refused when the chart is read
+        parse_chart(text.replace(old, 'orchard_out_of_season_los = { value = "never",'), "mine.toml")
 
 
 def test_b9_2_the_vertex_reading_is_the_charts_judgment() -> None:

@@ -995,14 +995,15 @@ def wall_maps(draw: Any) -> Map:
         for row in range(1, rows + 1):
             t = draw(st.sampled_from(["open", "open", "open", "woods", "orchard", "graveyard", "brush"]))
             hexes.append({"at": [f"{column_label(c)}{row}"], "terrain": t, "level": draw(st.sampled_from([0, 0, 0, 1]))})
-    sides = []
+    sides: dict[frozenset[str], dict[str, Any]] = {}  # one wall or hedge per hexside (B9.1)
     for _ in range(draw(st.integers(0, 10))):
         h = Hex(draw(st.integers(0, cols - 1)), draw(st.integers(1, rows)))
         n = h.neighbour(draw(st.integers(0, 5)))
         if 0 <= n.col < cols and 1 <= n.row <= rows:
-            sides.append({"at": [f"{h.name}-{n.name}"], draw(st.sampled_from(["wall", "hedge"])): True})
+            sides[frozenset((h.name, n.name))] = {"at": [f"{h.name}-{n.name}"],
+                                                  draw(st.sampled_from(["wall", "hedge"])): True}
     return Map.from_data({"format": "asl-terrain/1", "name": "w", "prefix": "", "columns": ["A", "F"],
-                          "rows": [1, rows], "hex": hexes, "hexside": sides,
+                          "rows": [1, rows], "hex": hexes, "hexside": list(sides.values()),
                           "conditions": {"month": draw(st.sampled_from([6, 12]))}})
 
 
