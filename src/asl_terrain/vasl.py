@@ -1470,6 +1470,10 @@ def derive_board(
             else:
                 note(dep_name, name)
                 level = info["floor"]
+            if stream and terrain not in ("open", "woods", "pine-woods", "brush", "orchard"):
+                note(f"{dep_name} in a {terrain} hex (P4.1: a stream runs only with open ground, woods, brush or "
+                     "orchard; the stream is left out)", name)
+                stream = None
         hexes[h] = HexTerrain(
             level=level,
             terrain=terrain,

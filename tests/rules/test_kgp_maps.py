@@ -226,3 +226,33 @@ def test_p2_53_crest_line_slope_chx3_y4(ch: Map) -> None:
     assert is_crest_line_slope(ch, Hexside.parse("X3-Y4"))
     r = move_cost(ch, "vehicle", "X3", "Y4")
     assert not r.allowed and r.forbidden_by == "P2.53"
+
+
+# ------------------------------------------------------------------------------------ La Gleize
+
+needs_lg = _needs("bdLG")
+
+
+@pytest.fixture(scope="module")
+def lg() -> Map:
+    return kgp("bdLG")
+
+
+@needs_lg
+def test_p5_3_lgi20_single_hex_two_story_house(lg: Map) -> None:
+    """P5.3 EX LgI20: ground and 1st-level Locations, an inherent stairwell, no Rooftop."""
+    assert lg.prefix == "Lg"
+    t = lg.terrain(lg.parse_hex("I20"))
+    assert t.building_type == "single-hex-two-story-house" and t.building_levels == 1 and not t.has_rooftop
+    assert [loc.text(lg.prefix) for loc in lg.locations(lg.parse_hex("I20"))] == ["LgI20", "LgI20/1"]
+    assert move_cost(lg, "infantry", "I20", "I20/1").allowed
+
+
+@needs_lg
+def test_p4_2_culvert_lgl5(lg: Map) -> None:
+    """P4.2 EX LgL5: a Stream Culvert Location, seeing only the ADJACENT stream Locations it joins."""
+    t = lg.terrain(lg.parse_hex("L5"))
+    assert t.culvert and t.is_stream
+    culvert = lg.parse_location("L5/culvert")
+    assert los(lg, culvert, lg.parse_location("M5")).clear and los(lg, culvert, lg.parse_location("K6")).clear
+    assert not los(lg, culvert, lg.parse_location("L6")).clear
