@@ -199,7 +199,7 @@ def _annotation_meanings(data: Mapping[str, Any], table: TerrainTable, source: s
             raise MapError(f"{source}: [[color]] {block.get('name', '?')}: rgb should be [R, G, B]")
         rgb = (int(rgb_list[0]), int(rgb_list[1]), int(rgb_list[2]))
         name = str(block.get("name", ""))
-        if "terrain" in block or "level" in block or "role" in block:
+        if "terrain" in block or "level" in block or "role" in block:  # stated outright
             terrain = block.get("terrain")
             if terrain is not None and not any(t.name == terrain for t in table):
                 raise MapError(f"{source}: [[color]] {name}: {terrain!r} is not a VASL terrain type name")
@@ -275,6 +275,8 @@ def _fill(values: np.ndarray, known: np.ndarray) -> tuple[np.ndarray, int]:
     return out, filled
 
 
+_RIVER_RADIUS = 24  # px: a stream's water is at most ~20 px wide; a river's is many hexes
+_RIVER_DENSITY = 0.6  # water share of the (2r+1)² square above which the water is a river
 _WOODS_RADIUS = 6  # px: the half-width of the square the woods texture's density is taken in
 _WOODS_DENSITY = 0.12  # texture share above which the ground under it is woods (inside woods ~0.2-0.4)
 
@@ -332,6 +334,12 @@ def classify(
     ter = t_of[indices]
     ele = e_of[indices]
     ter, filled_t = _fill(ter, ter >= 0)
+    water = role_of.get("water")
+    if water and "Water" in code_of:
+        # the same blue draws the streams and the rivers: where it is wide, it is a river (a Water Obstacle)
+        blue = np.isin(indices, water)
+        wide = blue & (_box_mean(blue, _RIVER_RADIUS) >= _RIVER_DENSITY)
+        ter[wide] = code_of["Water"]
     texture = role_of.get("woods-texture")
     if texture and "Woods" in code_of:
         # woods drawn as a texture over the ground colour: where the texture is dense, the ground is woods
