@@ -242,6 +242,7 @@ class LosRuling:
             "clear": self.clear,
             "borderline": self.borderline,
             "blocked_by": self.blocked_by.to_json(p) if self.blocked_by else None,
+            "blocked_at": round(float(self.blocked_by.t), 6) if self.blocked_by else None,  # fraction of the thread
             "hindrances": [h.to_json(p) for h in self.hindrances],
             "hindrance_drm": self.hindrance_drm,
             "range": self.range,

@@ -61,8 +61,8 @@ class Query:
 
     def only(self, *keys: str) -> None:
         """Reject keys this kind does not read, so that a misspelt key (``"hiden": true``) is an error naming it,
-        never silently left out of the ruling. ``kind`` and ``conditions`` are always allowed."""
-        allowed = {"kind", "conditions", *keys}
+        never silently left out of the ruling. ``kind``, ``conditions`` and ``counters`` are always allowed."""
+        allowed = {"kind", "conditions", "counters", *keys}
         for k in self.data:
             if k not in allowed:
                 raise QueryError(f"{k}: unknown key for a {self.kind!r} query; expected some of "
@@ -251,6 +251,10 @@ def answer_one(m: Map, q: Any, chart: Chart | None = None, debug: bool = False) 
                                            "version answers it yet"}
         return {"kind": kind, "error": f"unknown kind {kind!r}; expected one of " + ", ".join(CONTRACT_KINDS)}
     try:
+        if "counters" in q:  # what-if counters for this query alone (ask.whatif)
+            from .whatif import what_if_map
+
+            m = what_if_map(m, q["counters"])
         cond = m.conditions.updated(_conditions(q.get("conditions")))
         ruling = fn(Context(m, chart, cond), Query(q, m))
         out: dict[str, Any] = ruling.to_json() if hasattr(ruling, "to_json") else dict(ruling)
@@ -320,6 +324,16 @@ def read_queries(source: str) -> list[Any]:
         raise QueryFileError(f"{source}: cannot read the query file ({e.strerror or e})") from None
     except UnicodeDecodeError:
         raise QueryFileError(f"{source}: the query file is not UTF-8 text") from None
+    return parse_queries(text, "stdin" if source == "-" else source)
+
+
+def parse_queries(text: str, source: str) -> list[Any]:
+    """Query text decoded: a JSON list of query objects (a lone object is a list of one); ``source`` names
+    where the text came from in the error (a file, ``stdin``, ``the request body``).
+
+    :raises QueryFileError: when it is not JSON or not a list of queries.
+    """
+    where = source
     try:
         data = json.loads(text)
     except json.JSONDecodeError as e:
@@ -329,7 +343,7 @@ def read_queries(source: str) -> list[Any]:
     if isinstance(data, dict):
         return [data]
     if not isinstance(data, list):
-        raise QueryFileError(f"{source}: expected a JSON list of query objects, got {type(data).__name__}")
+        raise QueryFileError(f"{where}: expected a JSON list of query objects, got {type(data).__name__}")
     if len(data) > limits.MAX_BATCH:
         raise QueryFileError(f"{where}: {len(data):,} queries; a batch has at most {limits.MAX_BATCH:,} "
                              "(README, Limits): split it")
