@@ -31,6 +31,7 @@ with warnings.catch_warnings():  # newer Starlette would rather have httpx2 unde
 
 from asl_terrain import vasl  # noqa: E402
 from asl_terrain.ask import answer_all, read_queries  # noqa: E402
+from asl_terrain.grid import Hex  # noqa: E402
 from asl_terrain.model import Map, demo_map_path, load_demo  # noqa: E402
 from asl_terrain.web import MAX_BODY, create_app, start_background  # noqa: E402
 
@@ -277,5 +278,9 @@ def test_a_layout_gives_board_prefixed_names_beside_the_maps() -> None:
         d = c.get("/api/map").json()
         assert [b["prefix"] for b in d["boards"]] == ["1", "2"]
         by_name = {h["name"]: h for h in d["hexes"]}
-        assert by_name["II3"]["board_name"] == "2C3"
-        assert m.parse_hex(by_name["II3"]["board_name"]) == m.parse_hex("II3")
+        # every hex by the name the answers use: board-prefixed on a layout (board 2's C3 is map column II)
+        assert set(by_name) == {m.name_of(h) for h in m.hexes()}
+        assert "2C3" in by_name and m.parse_hex("2C3") == Hex.parse("II3")
+        assert (by_name["2C3"]["col"], by_name["2C3"]["row"]) == (Hex.parse("II3").col, 3)
+        ans = c.post("/api/ask", json=[{"kind": "los", "from": "2C3", "to": "1Y5"}]).json()[0]
+        assert ans["from"] == "2C3" and all(h["hex"] in by_name for h in ans["hindrances"])

@@ -30,10 +30,12 @@ def serve(
     sees, the TEM of an attack, move costs, set-up and stacking, with what-if counters and conditions.
     The page asks the engine through POST /api/ask, which answers exactly as `asl-terrain ask` does.
 
-    Examples:
-    asl-terrain serve                        (the demo map at http://127.0.0.1:8765/)
-    asl-terrain serve bd01.toml --open       (an imported board, on its artwork)
-    asl-terrain serve --boards "bd01,bd02" --port 0
+    With no MAP it serves the demo map at http://127.0.0.1:8765/ until Ctrl-C.
+
+    VASL boards laid out on the fly: --boards "bd01,bd02;bd03" (rows separated by ";"), on their artwork.
+
+    Example:
+    asl-terrain serve mymap.toml --open --port 0   (your map, on any free port, opened in the browser)
     """
     if boards is not None:
         if map_file is not None:

@@ -101,7 +101,7 @@ def map_description(m: Map) -> dict[str, Any]:
         if t.offboard:
             item["offboard"] = True
         bn = _board_name(m, h)
-        if bn is not None:
+        if bn is not None and bn != item["name"]:
             item["board_name"] = bn
         hexes.append(item)
     boards = []

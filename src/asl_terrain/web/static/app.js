@@ -9,7 +9,7 @@ const state = {
   a: null, b: null, aLoc: null, bLoc: null,         // the chosen hexes and Locations of the mode
   reach: null, lastQuery: null, lastRender: null,
   counters: [], ownCounters: "[]", conditions: null, ownConditions: null,
-  dragging: false, pan: null, tool: "",
+  dragging: false, pan: null, tool: "", form: {},
 };
 
 // ------------------------------------------------------------------ requests: one in flight per channel, latest wins
@@ -466,7 +466,7 @@ const HINTS = {
 function renderControls() {
   const m = state.mode, ch = state.map.choices;
   let html = `<p class="hint" data-hint>${esc(HINTS[m])}</p>`;
-  const unit = $("#unit") ? $("#unit").value : "infantry";
+  const unit = "infantry";
   if (m === "los" || m === "tem") {
     html += endPicker("a-loc", m === "tem" ? "firer" : "from", state.a, state.aLoc) +
             endPicker("b-loc", m === "tem" ? "target" : "to", state.b, state.bLoc);
@@ -494,7 +494,18 @@ function renderControls() {
       `<label>mines <select id="mine-kind">${options(["A-P", "A-T"], "A-P")}</select></label>` +
       `<label><input id="mine-hidden" type="checkbox"> hidden</label>`;
   }
+  // the choices made stay when the controls are drawn anew (a new hex picked, another mode)
+  const kept = {};
+  for (const e of document.querySelectorAll("#controls select, #controls input")) {
+    if (e.id !== "a-loc" && e.id !== "b-loc" && e.id !== "hex-loc") kept[e.id] = e.type === "checkbox" ? e.checked : e.value;
+  }
+  Object.assign(state.form, kept);
   $("#controls").innerHTML = html;
+  for (const [id, v] of Object.entries(state.form)) {
+    const e = document.getElementById(id);
+    if (!e || !e.closest("#controls")) continue;
+    if (e.type === "checkbox") e.checked = v; else if ([...(e.options || [{ value: v }])].some((o) => o.value === v)) e.value = v;
+  }
   for (const id of ["a-loc", "b-loc"]) {
     const s = document.getElementById(id);
     if (s) s.addEventListener("change", () => { if (id === "a-loc") state.aLoc = s.value; else state.bLoc = s.value; run(); });
@@ -517,7 +528,7 @@ function setMode(m) {
   state.mode = m; state.a = state.b = state.aLoc = state.bLoc = null; state.reach = null;
   state.lastQuery = null; main.cancel(); hover.cancel();
   for (const b of document.querySelectorAll("#modes button")) b.setAttribute("aria-selected", String(b.dataset.mode === m));
-  document.body.dataset.mode = m;
+  document.body.dataset.currentMode = m;
   resetOverlays(); $("#hover-result").innerHTML = "";
   renderControls();
   setResult(`<p class="hint">${esc(HINTS[m])}</p>`);
