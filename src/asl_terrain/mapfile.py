@@ -26,7 +26,7 @@ FORMAT = "asl-terrain/1"
 
 Terrain = Literal[
     "open", "woods", "pine-woods", "brush", "orchard", "grain", "building", "rubble",
-    "graveyard", "marsh", "shellholes",
+    "graveyard", "marsh", "shellholes", "water",
 ]
 BuildingType = Literal["single-story-house", "two-story-house", "single-hex-two-story-house", "multi-level"]
 StreamDepth = Literal["dry", "shallow", "deep", "flooded"]
@@ -81,6 +81,7 @@ class HexBlock(_Strict):
     culvert: Bool | None = None
     ford: Bool | None = None
     offboard: Bool | None = None
+    bridge: Literal["stone", "wooden"] | None = None
 
     _at = field_validator("at", mode="before")(_one_or_more)
 
@@ -94,6 +95,7 @@ class HexsideBlock(_Strict):
     wall: Bool | None = None
     hedge: Bool | None = None
     bocage: Bool | None = None
+    rowhouse_wall: Bool | None = None
     stream: Bool | None = None
     culvert: Bool | None = None
     crest: Bool | None = None
@@ -190,6 +192,8 @@ class MapFile(_Strict):
     hexside: list[HexsideBlock] = []
     counter: list[Counter] = []
     depiction: DepictionModel | None = None
+    # what an import could not carry, one line per feature with its hexes (import-vasl; issue 11)
+    not_carried: list[Annotated[str, Field(max_length=100_000)]] = []
 
 
 def _loc(parts: tuple[Any, ...]) -> str:
@@ -504,8 +508,9 @@ def _check_blocks(hex_blocks: list[HexBlock | None], side_blocks: list[HexsideBl
 
 
 _HEX_KEYS = ("level", "terrain", "building", "building_type", "upper_levels", "steeple", "building_id",
-             "stairwell", "stream", "culvert", "ford", "offboard")
-_SIDE_KEYS = ("road", "narrow_street", "slope", "fence", "wall", "hedge", "bocage", "stream", "culvert", "crest")
+             "stairwell", "stream", "culvert", "ford", "offboard", "bridge")
+_SIDE_KEYS = ("road", "narrow_street", "slope", "fence", "wall", "hedge", "bocage", "rowhouse_wall", "stream",
+              "culvert", "crest")
 
 
 def _check_merged(hex_blocks: list[HexBlock | None], side_blocks: list[HexsideBlock | None], placed: _Placed,
@@ -550,6 +555,9 @@ def _check_merged(hex_blocks: list[HexBlock | None], side_blocks: list[HexsideBl
             check.add(f"hex {name}", f"a stream cannot run through {v['terrain']!r} (P4.1)")
         if v.get("ford") and not is_stream:
             check.add(f"hex {name}", "a ford needs a stream hex (P4.3, B20.8)")
+        if v.get("bridge") is not None and not is_stream:
+            check.add(f"hex {name}", "a bridge needs a stream hex here (B6: the map format's bridges span streams "
+                      "and gullies)")
     if no_material:
         shown = ", ".join(no_material[:6]) + (", ..." if len(no_material) > 6 else "")
         warnings.append(f"{len(no_material)} building hex(es) with no 'building' material ({shown}): stone is taken "

@@ -841,7 +841,7 @@ class _Mover:
         if (self.pays_mp or self.wagon) and self.m.roadblock(hs) is not None:
             raise _NA(f"no vehicle may cross the roadblock on {self.n(hs)}", "B29.4")
         for key, present in (("wall", hst.wall), ("hedge", hst.hedge), ("bocage", hst.bocage),
-                             ("fence", hst.fence)):
+                             ("rowhouse-wall", hst.rowhouse_wall), ("fence", hst.fence)):
             if present:
                 v, rule, _, name = self.cost(key)
                 if v == "NA":
@@ -948,6 +948,12 @@ class _Mover:
             parts.append((ov, why, "P4.11", obog))
         return parts
 
+    def bridge_parts(self, tb: HexTerrain) -> list[Part]:
+        """B6: onto a bridge (the base Location of a bridge hex) at the chart's bridge cost, the stream
+        below not entered (the road rate applies where a road crosses the hexside, B3.4)."""
+        v, rule, bog, name = self.cost("bridge")
+        return [(v, f"COT: enters the {tb.bridge} bridge in {self.n(tb.hex)}", rule, bog)]
+
     def crest_parts(self, tb: HexTerrain, hst: HexsideTerrain) -> list[Part]:
         """Entering a stream hex with Crest status across ``hst``: P4.12's costs for Good Order Infantry in
         stream-woods/brush/orchard across a non-stream hexside; otherwise the IN cost plus the MF of
@@ -974,8 +980,10 @@ class _Mover:
         B3.43)."""
         if to.place == "crest":
             return self.crest_parts(tb, hst)
-        if tb.is_stream:
+        if tb.is_in_stream(to.place):
             return self.stream_parts(tb, hst)
+        if tb.bridge is not None and tb.is_stream:
+            return self.bridge_parts(tb)
         key = self.ground_key(tb)
         v, rule, bog, name = self.cost(key)
         if protection and key == "shellholes" and not self.pays_mp:
@@ -995,7 +1003,7 @@ class _Mover:
             return (f"no road crosses hexside {self.n(hs)}", "B3.4")
         if hst.road is None and not self.ns_crossing_is_road:
             return (f"crossing Narrow Street {self.n(hs)} is not a road hexside crossing", "P5.11")
-        if to.place != "" or tb.is_stream:
+        if to.place != "" or tb.is_in_stream(to.place):
             return (f"the road rate does not take a unit IN a stream or to Crest status ({self.n(to)})", "B3.4")
         if road_negated(self.m, tb.hex):
             return (f"the road in {self.n(tb.hex)} is covered by rubble and treated as non-existent", "B3.43")
@@ -1619,7 +1627,7 @@ class _Mover:
                 out.extend(self.entry_rulings(node, Location(b, place="crest")))
             if tb.culvert and node.place == "" and ta.is_stream and self.inf:
                 out.extend(self.entry_rulings(node, Location(b, place="culvert")))
-        if ta.is_stream and can_crest:
+        if ta.is_stream and can_crest and ta.bridge is None:  # a bridge hex: Crest status not modelled
             dest = Location(a, place="" if node.place == "crest" else "crest")
             out.append(self.guard(self.level_change, node, dest, node, dest))
         if ta.is_building and ta.top_level and self.inf:

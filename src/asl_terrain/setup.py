@@ -166,7 +166,7 @@ def _terrain_key(m: Map, loc: Location) -> str:
     """The key the chart's forbidden-terrain lists (B27.1, B28.1) use for ``loc``'s hex: IN a deep or flooded
     stream is a Water Obstacle (B20.43, B20.44)."""
     t = m.terrain(loc.hex)
-    if t.is_stream and t.stream in ("deep", "flooded") and loc.place in ("", "culvert"):
+    if t.is_stream and t.stream in ("deep", "flooded") and (t.is_in_stream(loc.place) or loc.place == "culvert"):
         return "water-obstacle"
     return t.terrain
 

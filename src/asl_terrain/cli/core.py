@@ -172,6 +172,8 @@ def check(
     for w in warnings:
         console.print(f"[bold yellow]warning:[/] {escape(w)}", soft_wrap=True)
     n_hexsides = len(m._written_hexsides)
+    for line in m.not_carried:  # what import-vasl could not carry (the file's not_carried)
+        console.print(f"[bold yellow]not carried from the boards:[/] {escape(line)}", soft_wrap=True)
     console.print(f"{escape(m.source)}: map {escape(repr(m.name))}, prefix {m.prefix!r}, {m.grid.describe()}, "
                   f"{len(m)} hexes, {n_hexsides} hexsides written, {len(m.counters)} counters: OK"
                   + (f" ({len(warnings)} warning{'s' if len(warnings) != 1 else ''})" if warnings else ""))
