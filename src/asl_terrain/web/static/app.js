@@ -669,7 +669,8 @@ async function start() {
   for (const h of m.hexes) state.hexes.set(h.name, h);
   state.counters = m.counters.slice(); state.ownCounters = JSON.stringify(m.counters);
   state.conditions = Object.assign({}, m.conditions); state.ownConditions = Object.assign({}, m.conditions);
-  $("#map-name").textContent = `${m.name}${m.boards.length ? " — " + m.boards.map((b) => b.archive).join(", ") : ""} (${m.grid})`;
+  const archives = m.boards.map((b) => b.archive).join(", ");
+  $("#map-name").textContent = `${m.name}${archives && !m.name.includes(archives) ? " — " + archives : ""} (${m.grid})`;
   document.title = `asl-terrain: ${m.name}`;
   $("#month").innerHTML = options([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12].map((n) => [String(n), String(n)]), String(m.conditions.month));
   $("#weather").innerHTML = options(m.choices.weather, m.conditions.weather);
