@@ -167,6 +167,8 @@ class BoardPlacementModel(_Strict):
     columns: Int = Field(33, ge=1, le=limits.MAX_COLUMNS)
     rows: Int = Field(10, ge=1, le=limits.MAX_ROWS)
     flipped: Bool = False  # rotated 180° (VASL's "r05"): its hex names stay those printed on it
+    # VASL overlays laid on the board, as VASL places them: "ARCHIVE HEX1 HEX2" ("ovr1 F5 F4")
+    overlays: list[Annotated[str, Field(min_length=1, max_length=300)]] = Field([], max_length=64)
 
 
 class DepictionModel(_Strict):

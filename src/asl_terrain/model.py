@@ -252,6 +252,7 @@ class BoardPlacement:
     columns: int = 33
     rows: int = 10
     flipped: bool = False
+    overlays: tuple[str, ...] = ()  # VASL overlays laid on the board ("ovr1 F5 F4")
 
     def contains(self, local: Hex) -> bool:
         """Whether a hex in the board's own coordinates is on the board (odd columns also hold row 0)."""
@@ -716,7 +717,8 @@ def _build(mf: MapFile, grid: Grid, source: str) -> Map:
         d = mf.depiction
         base_dir = str(Path(source).resolve().parent) if Path(source).exists() else ""
         depiction = Depiction(d.kind, tuple(BoardPlacement(b.archive, b.prefix, b.column, b.row, b.columns, b.rows,
-                                                           b.flipped) for b in d.board), d.terrain_table, base_dir)
+                                                           b.flipped, tuple(b.overlays)) for b in d.board),
+                              d.terrain_table, base_dir)
     boards = {b.prefix: b for b in depiction.boards if b.prefix} if depiction is not None else {}
 
     def at_hex(text: str) -> Hex:

@@ -2210,7 +2210,9 @@ def import_boards(
         depiction["terrain_table"] = terrain_table_ref
     depiction["board"] = [
         {"archive": refs.get(b.archive_name, b.archive_name), "prefix": p, "column": dc, "row": dr,
-         "columns": b.width, "rows": b.height, **({"flipped": True} if isinstance(b, TurnedBoard) else {})}
+         "columns": b.width, "rows": b.height, **({"flipped": True} if isinstance(b, TurnedBoard) else {}),
+         **({"overlays": [str(o) for o in getattr(b, "overlay_placements", ())]}
+            if getattr(b, "overlay_placements", None) else {})}
         for (b, dc, dr), p in zip(placed, prefixes)
     ]
     out["depiction"] = depiction
@@ -2334,6 +2336,10 @@ def load_artwork(depiction: Any) -> ArtworkRaster:
             raise MapError(f"the map's artwork depiction needs board archive {b.archive!r}: {exc} "
                            f"(paths are relative to the map file; archive names are looked up in the VASL "
                            f"data directory, ${_ENV_VAR})") from None
+        if getattr(b, "overlays", ()):
+            from asl_terrain.overlays import lay_overlays  # overlays laid on the board (VASL's ovr archives)
+
+            archive = lay_overlays(archive, b.overlays, depiction.base, table)
         boards.append((TurnedBoard(archive) if getattr(b, "flipped", False) else archive, b.column, b.row))
     return ArtworkRaster(boards, table)
 

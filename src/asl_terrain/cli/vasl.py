@@ -113,6 +113,9 @@ def import_vasl(
                                          "to right, rows top to bottom); default: side by side."),
     name: Optional[str] = typer.Option(None, "--name", help="The map's name."),
     force: bool = typer.Option(False, "--force", help="Replace the -o file if it exists (never an input)."),
+    overlay: list[str] = typer.Option([], "--overlay", help='A VASL overlay laid on a board as VASL places it: '
+                                      '"ovr1 F5 F4" (its origin on F5, turned as F4 lies from F5), or '
+                                      '"bd01:ovr1 F5 F4" to name the board; repeatable.'),
 ) -> None:
     """Import VASL boards as a map: Base Levels, hex and hexside terrain, slopes, and the artwork as the
     hexes' depiction for LOS (A6.1). Lists what the map format cannot carry.
@@ -120,6 +123,8 @@ def import_vasl(
     Examples:
     asl-terrain import-vasl bd01 -o bd01.toml                       (one board)
     asl-terrain import-vasl bd01 bd02 --layout "bd01;bd02" -o two.toml   (bd02 below bd01)
+    asl-terrain import-vasl bdST -o st.toml                          (a KGP map, read from its artwork)
+    asl-terrain import-vasl bd01 --overlay "ovr1 F5 F4" -o o.toml    (overlay 1 laid on board 1)
     """
     from .. import vasl
 
@@ -133,6 +138,22 @@ def import_vasl(
     table = vasl.load_terrain_table(terrain_table) if terrain_table else vasl.load_terrain_table()
     read = [vasl.read_board(a) for a in archives]
     out_dir = output.parent if str(output.parent) else Path(".")
+    if overlay:
+        from ..overlays import lay_overlays, parse_placement
+
+        laid: dict[int, list[str]] = {}
+        for text in overlay:
+            board_name, sep, rest = text.partition(":")
+            if not sep:
+                board_name, rest = read[0].archive_name, text
+            which = [i for i, b in enumerate(read) if board_name in (b.archive_name, archives[i])]
+            if not which:
+                raise UserError(f"--overlay {text!r}: no board {board_name!r} among "
+                                f"{', '.join(b.archive_name for b in read)}")
+            place = parse_placement(rest)
+            ref = _archive_ref(place.archive, out_dir)
+            laid.setdefault(which[0], []).append(f"{ref} {place.hex1} {place.hex2}")
+        read = [lay_overlays(b, laid.get(i, []), str(out_dir), table) for i, b in enumerate(read)]
     refs = {b.archive_name: _archive_ref(a, out_dir) for a, b in zip(archives, read)}
     table_ref = _archive_ref(str(terrain_table), out_dir) if terrain_table else None
     result = vasl.import_boards(read, table, layout=layout, name=name, archive_refs=refs,
