@@ -28,7 +28,7 @@ from typing import Any, Literal
 
 from .chart import Chart, default_chart
 from .errors import QueryError
-from .grid import Hex, Hexside, Point, Trace, Vertex, trace
+from .grid import Hex, Hexside, Point, Trace, Vertex, example_vertex, trace
 from .los import LosRuling, hexsides_entered, location_elevation, location_point, los
 from .model import Conditions, Counter, Location, Map
 from .movement import bypass_hex
@@ -711,8 +711,10 @@ def _member(m: Map, target: Location, firer: Location | None, attack: str, unit:
     hindrance_items: list[Item] = []
     if firer is not None and attack not in NO_FIRER:
         if aim.bypass is not None and aim.vertex is None:
+            v0 = example_vertex(aim.bypass, m.__contains__)
+            eg = f", e.g. {m.name_of(Location(aim.hex, vertex=v0))}" if v0 is not None else ""
             raise QueryError(f"target: {m.name_of(aim)} is a Bypass position along a hexside; a LOS needs the "
-                             f"vertex form, e.g. {m.name_of(Location(aim.hex, vertex=aim.bypass.vertices()[0]))}")
+                             f"vertex form{eg}")
         r = los(m, firer, aim, chart=chart, conditions=conditions, entrenched=(False, entrenched))
         rng = r.range
         if not r.clear:

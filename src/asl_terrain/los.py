@@ -49,7 +49,7 @@ from typing import Any, Literal, Protocol, TypeAlias
 from . import grid
 from .chart import Chart, default_chart
 from .errors import ChartError, QueryError
-from .grid import Hex, Hexside, Naming, Point, Trace, naming
+from .grid import Hex, Hexside, Naming, Point, Trace, example_vertex, naming
 from .model import Conditions, HexTerrain, Location, Map
 from .rulings import Item, distinct, fmt, num
 
@@ -219,7 +219,13 @@ class LosRuling:
         else:
             bb = self.blocked_by
             assert bb is not None
-            s.append(f"blocked by {bb.terrain} at {bb.where(p)} ({bb.rule}).")
+            if self.blind and bb.terrain.endswith(": Blind Hex"):
+                # the Blind Hex is the lower end's hex; the hex named in blocked_by is the obstacle casting it
+                low = self.a if ea < eb else self.b
+                s.append(f"blocked: {p.hex(low.hex)} is a Blind Hex behind the {bb.terrain[:-len(': Blind Hex')]} "
+                         f"at {bb.where(p)} ({bb.rule}).")
+            else:
+                s.append(f"blocked by {bb.terrain} at {bb.where(p)} ({bb.rule}).")
         for h in self.hindrances:
             s.append(f"{h.what} in {p.hex(h.hex)}: +{h.drm} ({h.rule}).")
         if self.up_slope[0] or self.up_slope[1]:
@@ -841,9 +847,10 @@ class _Tables:
         m = self.m
         m.check_location(loc.base())
         if loc.bypass is not None and loc.vertex is None:
-            v0 = loc.bypass.vertices()
+            v0 = example_vertex(loc.bypass, m.__contains__)
+            eg = f", e.g. {m.name_of(Location(loc.hex, vertex=v0))}" if v0 is not None else ""
             raise QueryError(f"{m.name_of(loc)} is a Bypass position along a hexside; a LOS is traced from a "
-                             f"vertex (A4.34): name it, e.g. {m.name_of(Location(loc.hex, vertex=v0[0]))}")
+                             f"vertex (A4.34): name it{eg}")
         t = m.terrain(loc.hex)
         elev = location_elevation_q(t, loc, self.chart)
         if loc.place == "culvert":

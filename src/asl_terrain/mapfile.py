@@ -176,7 +176,8 @@ class DepictionModel(_Strict):
     depicted whole (hand-made maps); ``kind = "vasl"`` follows the artwork of VASL board archives."""
 
     kind: Literal["whole-hex", "vasl"] = "vasl"
-    terrain_table: str | None = Field(None, max_length=4096)  # VASL's SharedBoardMetadata.xml (default: the VASL data directory's)
+    # VASL's SharedBoardMetadata.xml (default: the VASL data directory's)
+    terrain_table: str | None = Field(None, max_length=4096)
     board: list[BoardPlacementModel] = []
 
 

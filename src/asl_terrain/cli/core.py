@@ -73,7 +73,7 @@ def write_new_file(path: Path, data: bytes, option: str, force: bool, inputs: It
 def render(
     map_file: Optional[Path] = typer.Argument(None, metavar="[MAP]", help="Map file (default: the demo map)."),
     output: Path = typer.Option(Path("map.svg"), "-o", "--output", help="Output file: .svg or .png."),
-    size: float = typer.Option(36.0, help="Hex size in pixels (centre to vertex)."),
+    size: float = typer.Option(36.0, min=4.0, max=200.0, help="Hex size in pixels (centre to vertex)."),
     force: bool = typer.Option(False, "--force", help="Replace the output file if it exists."),
 ) -> None:
     """Draw a map as SVG or PNG, as an ASL player draws it: terrain, hexside features, counters, hex names.

@@ -38,7 +38,7 @@ def los_command(
     output: Optional[Path] = typer.Option(None, "-o", "--output", help="Draw the thread: .svg or .png."),
     entrenched_from: bool = typer.Option(False, "--entrenched-from", help="A is entrenched (B9.21)."),
     entrenched_to: bool = typer.Option(False, "--entrenched-to", help="B is entrenched (B9.21)."),
-    size: float = typer.Option(36.0, help="Hex size in pixels for -o."),
+    size: float = typer.Option(36.0, min=4.0, max=200.0, help="Hex size in pixels for -o."),
     force: bool = typer.Option(False, "--force", help="Replace the -o file if it exists."),
 ) -> None:
     """Line of sight from A to B: clear or blocked (where, by what, which rule), every Hindrance and its DRM,
@@ -89,7 +89,7 @@ def viewshed_command(
     level: Optional[int] = typer.Option(None, "--level", min=0, help="Look at each hex's building level N "
                                         "where it has one, instead of ground level."),
     output: Optional[Path] = typer.Option(None, "-o", "--output", help="Draw the viewshed: .svg or .png."),
-    size: float = typer.Option(36.0, help="Hex size in pixels for -o."),
+    size: float = typer.Option(36.0, min=4.0, max=200.0, help="Hex size in pixels for -o."),
     force: bool = typer.Option(False, "--force", help="Replace the -o file if it exists."),
 ) -> None:
     """Every hex's Location that A sees, with the Hindrance DRM of each LOS (A6.1-A6.7).
