@@ -109,9 +109,14 @@ def is_paved_road_hex(m: Map, h: Hex) -> bool:
     return any(hs.road == "paved" for hs in m.hexsides_of(h))
 
 
+def _road_hexsides(m: Map, h: Hex) -> list[Hexside]:
+    """The hexsides of ``h`` a paved road crosses that are not also Narrow Streets (P5.1)."""
+    return [hs.hexside for hs in m.hexsides_of(h) if hs.road == "paved" and hs.narrow_street is None]
+
+
 def _road_names(m: Map, h: Hex) -> str:
-    """The paved road hexsides of ``h``, named for an explanation."""
-    return "hexside " + _names(m, [hs.hexside for hs in m.hexsides_of(h) if hs.road == "paved"])
+    """The real paved road hexsides of ``h``, named for an explanation."""
+    return "hexside " + _names(m, _road_hexsides(m, h))
 
 
 def paved_narrow_street_hexsides(m: Map, h: Hex) -> tuple[Hexside, ...]:
@@ -359,7 +364,8 @@ def can_set_up(m: Map, item: str, at: Location | None, *, mine_kind: str | None 
     # Fortifications in a hex
     h = at.hex
     paved_ns = paved_narrow_street_hexsides(m, h)
-    paved_road = is_paved_road_hex(m, h)
+    # a real paved road hexside (not one that is also a Narrow Street): P5.14 does not lift B3.5 there
+    paved_road = bool(_road_hexsides(m, h))
     terrain = _terrain_key(m, at)
     if item == "entrenchment":
         forbidden = chart.param("entrenchment_forbidden_terrain")
@@ -390,8 +396,10 @@ def can_set_up(m: Map, item: str, at: Location | None, *, mine_kind: str | None 
                     if paved_ns else "")
             extra = ("P5.14",) if paved_ns else ()
             if hidden:
+                reveal = bool(paved_ns) and mines_must_be_revealed(m, h, chart)
                 return no(f"hidden mines may not be placed in a paved road hex ({m.name_of(h)}: {road}) (B3.5)"
-                          + also, "B3.5", *extra)
+                          + also + ("; and beside its paved Narrow Street they must be placed on-map revealed "
+                                    "(P5.142)" if reveal else ""), "B3.5", *extra, *(("P5.142",) if reveal else ()))
             if mine_kind == "A-T":
                 return yes(f"non-hidden A-T mines may be set up in a paved road hex ({road}) (B28.53)",
                            "B28.53", "B3.5")
