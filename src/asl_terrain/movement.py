@@ -2030,11 +2030,14 @@ def _dijkstra(mv: _Mover, start: Location,
     s0 = 2 * mv.node_id(start) + (1 if mv.bonus_unit else 0)
     dist: dict[int, int] = {s0: 0}
     pred: dict[int, tuple[int, MoveRuling]] = {}
-    heap: list[tuple[int, int]] = [(0, s0)]
+    # Ties between equal costs go to the earlier push in this search, not to the node ids (which depend on
+    # what earlier queries put in the map's tables): a warm map gives the path a fresh one gives.
+    heap: list[tuple[int, int, int]] = [(0, 0, s0)]
+    seq = 0
     adjacency = mv.adjacency
     pop, push = heapq.heappop, heapq.heappush
     while heap:
-        d, x = pop(heap)
+        d, _, x = pop(heap)
         if d > dist[x]:
             continue
         b = x & 1
@@ -2052,7 +2055,8 @@ def _dijkstra(mv: _Mover, start: Location,
             if old is None or nd < old:
                 dist[y] = nd
                 pred[y] = (x, r)
-                push(heap, (nd, y))
+                seq += 1
+                push(heap, (nd, seq, y))
     return dist, pred
 
 
@@ -2144,7 +2148,8 @@ def reach(m: Map, unit: Unit | str | Mapping[str, Any] | None, start: Location |
         dist, pred = _dijkstra(search, s, mv.allowance)
     nodes = search._nodes
     best: dict[str, tuple[int, int]] = {}
-    for x, d in sorted(dist.items(), key=lambda kv: (kv[1], kv[0])):
+    # by cost, ties in the order this search found them (node ids depend on earlier queries' tables)
+    for x, d in sorted(dist.items(), key=lambda kv: kv[1]):
         name = search.n(nodes[x >> 1])
         if name not in best:
             best[name] = (d, x)
