@@ -26,7 +26,7 @@ FORMAT = "asl-terrain/1"
 
 Terrain = Literal[
     "open", "woods", "pine-woods", "brush", "orchard", "grain", "building", "rubble",
-    "graveyard", "marsh", "shellholes", "water",
+    "graveyard", "marsh", "shellholes",
 ]
 BuildingType = Literal["single-story-house", "two-story-house", "single-hex-two-story-house", "multi-level"]
 StreamDepth = Literal["dry", "shallow", "deep", "flooded"]
@@ -60,6 +60,7 @@ class ConditionsModel(_Strict):
     month: Int = Field(6, ge=1, le=12)
     weather: Weather = "clear"
     frigid: Bool = False
+    ssr: list[Name] = []  # SSR terrain switches (asl_terrain.ssr; docs/map-format-extensions.md)
 
 
 class DefaultsModel(_Strict):
@@ -81,7 +82,6 @@ class HexBlock(_Strict):
     culvert: Bool | None = None
     ford: Bool | None = None
     offboard: Bool | None = None
-    bridge: Literal["stone", "wooden"] | None = None
 
     _at = field_validator("at", mode="before")(_one_or_more)
 
@@ -95,7 +95,6 @@ class HexsideBlock(_Strict):
     wall: Bool | None = None
     hedge: Bool | None = None
     bocage: Bool | None = None
-    rowhouse_wall: Bool | None = None
     stream: Bool | None = None
     culvert: Bool | None = None
     crest: Bool | None = None
@@ -107,6 +106,7 @@ class SmokeCounter(_Strict):
     type: Literal["smoke"]
     at: Name
     strength: Int = Field(ge=1, le=6)
+    kind: Literal["smoke", "wp", "dispersed-smoke", "dispersed-wp"] | None = None  # docs/map-format-extensions.md
 
 
 class ResidualFpCounter(_Strict):
@@ -134,6 +134,8 @@ class WreckCounter(_Strict):
     at: Name
     bypass: Name | None = None
     burning: Bool = False
+    name: Name | None = None  # the vehicle's name ("T-34 M43"), e.g. from a VASL save
+    facing: Int | None = Field(None, ge=0, le=11)  # VASL's facing index (60° turns from the counter as printed)
 
 
 class VehicleCounter(_Strict):
@@ -141,6 +143,8 @@ class VehicleCounter(_Strict):
     at: Name
     bypass: Name | None = None
     immobile: Bool = False
+    name: Name | None = None
+    facing: Int | None = Field(None, ge=0, le=11)
 
 
 class PlainCounter(_Strict):
@@ -155,6 +159,19 @@ Counter = Annotated[
 ]
 
 
+UnitKind = Literal["squad", "half-squad", "crew", "leader", "smc", "sw", "gun", "vehicle", "unit"]
+
+
+class UnitModel(_Strict):
+    """``[[unit]]``: a unit (or SW, Gun, vehicle) for stacking questions; ``at`` a Location, left out for a
+    unit off the map (waiting to enter). docs/map-format-extensions.md."""
+
+    name: Name = Field(min_length=1)
+    kind: UnitKind
+    side: Name = ""
+    at: Name | None = None
+
+
 class BoardPlacementModel(_Strict):
     """One board of an artwork depiction (``[[depiction.board]]``, docs/map-format-extensions.md)."""
 
@@ -167,8 +184,7 @@ class BoardPlacementModel(_Strict):
     columns: Int = Field(33, ge=1, le=limits.MAX_COLUMNS)
     rows: Int = Field(10, ge=1, le=limits.MAX_ROWS)
     flipped: Bool = False  # rotated 180° (VASL's "r05"): its hex names stay those printed on it
-    # VASL overlays laid on the board, as VASL places them: "ARCHIVE HEX1 HEX2" ("ovr1 F5 F4")
-    overlays: list[Annotated[str, Field(min_length=1, max_length=300)]] = Field([], max_length=64)
+    version: Name | None = None  # the board version a VASL save was made with (its origin, for the record)
 
 
 class DepictionModel(_Strict):
@@ -176,8 +192,7 @@ class DepictionModel(_Strict):
     depicted whole (hand-made maps); ``kind = "vasl"`` follows the artwork of VASL board archives."""
 
     kind: Literal["whole-hex", "vasl"] = "vasl"
-    # VASL's SharedBoardMetadata.xml (default: the VASL data directory's)
-    terrain_table: str | None = Field(None, max_length=4096)
+    terrain_table: str | None = Field(None, max_length=4096)  # VASL's SharedBoardMetadata.xml (default: the VASL data directory's)
     board: list[BoardPlacementModel] = []
 
 
@@ -194,9 +209,8 @@ class MapFile(_Strict):
     hex: list[HexBlock] = []
     hexside: list[HexsideBlock] = []
     counter: list[Counter] = []
+    unit: list[UnitModel] = []
     depiction: DepictionModel | None = None
-    # what an import could not carry, one line per feature with its hexes (import-vasl; issue 11)
-    not_carried: list[Annotated[str, Field(max_length=100_000)]] = []
 
 
 def _loc(parts: tuple[Any, ...]) -> str:
@@ -511,9 +525,8 @@ def _check_blocks(hex_blocks: list[HexBlock | None], side_blocks: list[HexsideBl
 
 
 _HEX_KEYS = ("level", "terrain", "building", "building_type", "upper_levels", "steeple", "building_id",
-             "stairwell", "stream", "culvert", "ford", "offboard", "bridge")
-_SIDE_KEYS = ("road", "narrow_street", "slope", "fence", "wall", "hedge", "bocage", "rowhouse_wall", "stream",
-              "culvert", "crest")
+             "stairwell", "stream", "culvert", "ford", "offboard")
+_SIDE_KEYS = ("road", "narrow_street", "slope", "fence", "wall", "hedge", "bocage", "stream", "culvert", "crest")
 
 
 def _check_merged(hex_blocks: list[HexBlock | None], side_blocks: list[HexsideBlock | None], placed: _Placed,
@@ -558,9 +571,6 @@ def _check_merged(hex_blocks: list[HexBlock | None], side_blocks: list[HexsideBl
             check.add(f"hex {name}", f"a stream cannot run through {v['terrain']!r} (P4.1)")
         if v.get("ford") and not is_stream:
             check.add(f"hex {name}", "a ford needs a stream hex (P4.3, B20.8)")
-        if v.get("bridge") is not None and not is_stream:
-            check.add(f"hex {name}", "a bridge needs a stream hex here (B6: the map format's bridges span streams "
-                      "and gullies)")
     if no_material:
         shown = ", ".join(no_material[:6]) + (", ..." if len(no_material) > 6 else "")
         warnings.append(f"{len(no_material)} building hex(es) with no 'building' material ({shown}): stone is taken "

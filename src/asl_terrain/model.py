@@ -20,6 +20,7 @@ from typing import Any, Iterator, Literal, Mapping, TypeVar
 
 from pydantic import ValidationError
 
+from . import ssr
 from .errors import AslTerrainError, BadName, MapError, NotAdjacent, UnknownLocation
 from .grid import Hex, Hexside, Naming, Vertex, naming, parse_hex_name
 from .mapfile import (
@@ -36,7 +37,7 @@ from .mapfile import (
     read_map_document,
 )
 
-Place = Literal["", "rooftop", "crest", "culvert", "under"]
+Place = Literal["", "rooftop", "crest", "culvert"]
 _T = TypeVar("_T")
 
 
@@ -47,20 +48,36 @@ class Conditions:
     month: int = 6
     weather: str = "clear"
     frigid: bool = False
+    ssr: tuple[str, ...] = ()  # SSR switches in force (asl_terrain.ssr): the map's and the query's
 
     def updated(self, overrides: dict[str, Any] | None) -> Conditions:
-        """These conditions with a query's ``conditions`` object applied (validated as in the map file)."""
+        """These conditions with a query's ``conditions`` object applied (validated as in the map file); a
+        query's ``ssr`` switches are added to the map's."""
         if not overrides:
             return self
         merged = {"month": self.month, "weather": self.weather, "frigid": self.frigid, **overrides}
+        merged["ssr"] = [*self.ssr, *(overrides.get("ssr") or [])] if isinstance(overrides.get("ssr", []), list) \
+            else overrides["ssr"]
         try:
             m = ConditionsModel.model_validate(merged)
         except ValidationError as e:
             from .errors import QueryError
 
             raise QueryError(f"conditions: {e.errors()[0]['msg']}; expected month 1-12, weather one of clear, "
-                             "rain, snow, deep-snow, mud, frigid true/false") from None
-        return Conditions(m.month, m.weather, m.frigid)
+                             "rain, snow, deep-snow, mud, frigid true/false, ssr a list of SSR switches") from None
+        try:
+            switches = ssr.checked(m.ssr, "conditions.ssr")
+        except MapError as e:
+            from .errors import QueryError
+
+            raise QueryError(str(e)) from None
+        return Conditions(m.month, m.weather, m.frigid, switches)
+
+    def in_season(self, what: str, by_month: bool) -> bool:
+        """Whether orchards or grain (``what``) are in season: as the month says (``by_month``), unless an
+        SSR switch says otherwise (B14.2, B15.2)."""
+        forced = ssr.season(self.ssr, what)
+        return by_month if forced is None else forced
 
 
 @dataclass(frozen=True, slots=True)
@@ -80,7 +97,6 @@ class HexTerrain:
     culvert: bool = False
     ford: bool = False
     offboard: bool = False
-    bridge: str | None = None  # B6: "stone" | "wooden", a bridge over this stream hex
 
     @property
     def base_level(self) -> int:
@@ -94,14 +110,6 @@ class HexTerrain:
     @property
     def is_stream(self) -> bool:
         return self.stream is not None
-
-    def is_in_stream(self, place: str) -> bool:
-        """Whether a ground Location with ``place`` is IN the stream: the base Location of a stream hex, or
-        in a bridge hex the Location under the bridge (B6: a unit in a bridge hex is on the bridge unless
-        it is placed beneath it)."""
-        if not self.is_stream:
-            return False
-        return place == "under" if self.bridge is not None else place == ""
 
     @property
     def in_level(self) -> int:
@@ -156,7 +164,6 @@ class HexsideTerrain:
     wall: bool = False
     hedge: bool = False
     bocage: bool = False  # B9.5: a hedge on an earth bank; a one-level LOS obstacle (B9.52)
-    rowhouse_wall: bool = False  # B23.71: the wall between two rowhouse hexes; blocks LOS and movement
     stream: bool = False
     culvert: bool = False
     crest: bool = False
@@ -190,6 +197,20 @@ class Counter:
     bypass: Hexside | None = None
     burning: bool = False
     immobile: bool = False
+    name: str | None = None  # a vehicle's or wreck's name
+    facing: int | None = None  # VASL's facing index of a vehicle or wreck
+    smoke_kind: str | None = None  # "smoke", "wp", "dispersed-smoke", "dispersed-wp"
+
+
+@dataclass(frozen=True, slots=True)
+class PlacedUnit:
+    """A unit on the map (``[[unit]]``): its name, kind (squad, half-squad, crew, leader, smc, sw, gun,
+    vehicle), side, and Location; ``at`` None for a unit off the map, waiting to enter."""
+
+    name: str
+    kind: str
+    side: str = ""
+    at: Location | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -252,7 +273,6 @@ class BoardPlacement:
     columns: int = 33
     rows: int = 10
     flipped: bool = False
-    overlays: tuple[str, ...] = ()  # VASL overlays laid on the board ("ovr1 F5 F4")
 
     def contains(self, local: Hex) -> bool:
         """Whether a hex in the board's own coordinates is on the board (odd columns also hold row 0)."""
@@ -326,6 +346,7 @@ class Depiction:
     boards: tuple[BoardPlacement, ...] = ()
     terrain_table: str | None = None
     base: str = ""
+    ssr: tuple[str, ...] = ()  # SSR switches that change what the artwork's features count as
 
     @property
     def follows_artwork(self) -> bool:
@@ -344,9 +365,10 @@ class Map:
     def __init__(self, name: str, prefix: str, grid: Grid, conditions: Conditions,
                  hexes: dict[Hex, HexTerrain], hexsides: dict[Hexside, HexsideTerrain],
                  counters: tuple[Counter, ...], source: str = "<map>",
-                 depiction: Depiction | None = None) -> None:
+                 depiction: Depiction | None = None, units: tuple[PlacedUnit, ...] = ()) -> None:
         self.depiction = depiction if depiction is not None else Depiction()
-        self.not_carried: tuple[str, ...] = ()  # what an import left out of the map (the file's not_carried)
+        self.units = units
+        self.ssr_parent: Map | None = None  # the map these SSR switches were applied to (Map.with_ssr)
         self._board_prefixes = {b.prefix: b for b in self.depiction.boards if b.prefix}
         # a layout (no map prefix, boards with their own) names hexes by board; a single board keeps 1Y10
         self.names: Naming = (BoardNaming(prefix, self.depiction.boards) if self._board_prefixes and not prefix
@@ -385,9 +407,8 @@ class Map:
     def with_counters(self, counters: tuple[Counter, ...]) -> Map:
         """The same map with other counters on it (terrain, conditions and depiction unchanged)."""
         new = Map(self.name, self.prefix, self.grid, self.conditions, dict(self._hexes), self._written_hexsides,
-                  counters, self.source, depiction=self.depiction)
+                  counters, self.source, depiction=self.depiction, units=self.units)
         new._default = self._default
-        new.not_carried = self.not_carried
         return new
 
     def derived(self, key: Hashable, build: Callable[[], _T], limit: int = 16) -> _T:
@@ -405,6 +426,40 @@ class Map:
                         self._derived.pop(next(iter(self._derived)))
                     self._derived[key] = got
         return got
+
+    def with_ssr(self, names: Any) -> Map:
+        """The same map with SSR switches (asl_terrain.ssr) in force: terrain switches rewrite its hexes,
+        hexsides and artwork features, season switches go into its conditions. Switches already in force
+        are not applied twice. :raises MapError: an unknown switch, or contradicting ones."""
+        new_names = ssr.checked([*self.conditions.ssr, *names])
+        todo = [n for n in new_names if n not in self.conditions.ssr]
+        if not todo:
+            return self
+        cache = self.__dict__.setdefault("_ssr_maps", {})
+        got = cache.get(new_names)
+        if isinstance(got, Map):
+            return got
+        fields = ("terrain", "level", "building", "building_type", "upper_levels", "steeple", "building_id",
+                  "stairwell", "stream", "culvert", "ford", "offboard")
+        hexes: dict[Hex, HexTerrain] = {}
+        for h in self.hexes():
+            t = self.terrain(h)
+            keys = {f: getattr(t, f) for f in fields}
+            changed = ssr.apply_keys(keys, "hex", todo)
+            hexes[h] = replace(t, **changed) if changed != keys else t
+        sides: dict[Hexside, HexsideTerrain] = {}
+        for hs, st in self._written_hexsides.items():
+            keys = {"road": st.road}
+            changed = ssr.apply_keys(keys, "hexside", todo)
+            sides[hs] = replace(st, **changed) if changed != keys else st
+        cond = replace(self.conditions, ssr=new_names)
+        depiction = replace(self.depiction, ssr=tuple(n for n in new_names if ssr.SWITCHES[n].feature))
+        new = Map(self.name, self.prefix, self.grid, cond, hexes, sides, self.counters, self.source, depiction,
+                  self.units)
+        new._default = self._default
+        new.ssr_parent = self  # the artwork's pixels are the parent's (vasl.map_artwork)
+        cache[new_names] = new
+        return new
 
     # ------------------------------------------------------------------ hexes and hexsides
     def __contains__(self, h: object) -> bool:
@@ -470,6 +525,11 @@ class Map:
         return tuple(self.hexside(hs) for hs in h.hexsides())
 
     # ------------------------------------------------------------------ counters
+    def units_at(self, loc: Location) -> tuple[PlacedUnit, ...]:
+        """The units (``[[unit]]``) in Location ``loc`` (a Bypass position counts as its Location)."""
+        base = loc.base()
+        return tuple(u for u in self.units if u.at is not None and u.at.base() == base)
+
     def counters_at(self, h: Hex) -> tuple[Counter, ...]:
         """Counters in hex ``h`` (a roadblock counts in both hexes of its hexside)."""
         return self._by_hex.get(h, ())
@@ -509,8 +569,6 @@ class Map:
             locs.append(Location(h, 0, "rooftop"))
         if t.is_stream:
             locs.append(Location(h, 0, "crest"))
-        if t.bridge is not None and t.is_stream:
-            locs.append(Location(h, 0, "under"))
         if t.culvert:
             locs.append(Location(h, 0, "culvert"))
         return tuple(locs)
@@ -609,11 +667,11 @@ class Map:
         if sub is not None:
             if sub.isdigit():
                 level = int(sub)
-            elif sub in ("rooftop", "crest", "culvert", "under"):
+            elif sub in ("rooftop", "crest", "culvert"):
                 place = sub
             else:
                 raise BadName(f"{text!r}: '/{sub}' is not a Location; expected a building level number, "
-                              "'rooftop', 'crest', 'culvert' or 'under' (beneath a bridge)")
+                              "'rooftop', 'crest' or 'culvert'")
         loc = self.check_location(Location(h, level, place))  # type: ignore[arg-type]
         at = m["at"]
         if at is None:
@@ -682,7 +740,7 @@ def _describe(t: HexTerrain) -> str:
 
 
 _HEX_KEYS = ("level", "terrain", "building", "building_type", "upper_levels", "steeple", "building_id",
-             "stairwell", "stream", "culvert", "ford", "offboard", "bridge")
+             "stairwell", "stream", "culvert", "ford", "offboard")
 
 
 def _build(mf: MapFile, grid: Grid, source: str) -> Map:
@@ -704,7 +762,7 @@ def _build(mf: MapFile, grid: Grid, source: str) -> Map:
     raw_hs: dict[Hexside, dict[str, Any]] = {}
     for sb in mf.hexside:
         vals = {k: getattr(sb, k) for k in ("road", "narrow_street", "slope", "fence", "wall", "hedge", "bocage",
-                                           "rowhouse_wall", "stream", "culvert", "crest") if getattr(sb, k) is not None}
+                                           "stream", "culvert", "crest") if getattr(sb, k) is not None}
         if "slope" in vals:
             vals["slope"] = Hex.parse(vals["slope"])
         for text in sb.at:
@@ -717,8 +775,7 @@ def _build(mf: MapFile, grid: Grid, source: str) -> Map:
         d = mf.depiction
         base_dir = str(Path(source).resolve().parent) if Path(source).exists() else ""
         depiction = Depiction(d.kind, tuple(BoardPlacement(b.archive, b.prefix, b.column, b.row, b.columns, b.rows,
-                                                           b.flipped, tuple(b.overlays)) for b in d.board),
-                              d.terrain_table, base_dir)
+                                                           b.flipped) for b in d.board), d.terrain_table, base_dir)
     boards = {b.prefix: b for b in depiction.boards if b.prefix} if depiction is not None else {}
 
     def at_hex(text: str) -> Hex:
@@ -748,15 +805,16 @@ def _build(mf: MapFile, grid: Grid, source: str) -> Map:
                 continue
             bypass = Hexside.of(h1, h2)
         if isinstance(c, SmokeCounter):
-            counters.append(Counter("smoke", at=at, strength=c.strength))
+            counters.append(Counter("smoke", at=at, strength=c.strength, smoke_kind=c.kind))
         elif isinstance(c, ResidualFpCounter):
             counters.append(Counter("residual-fp", at=at, fp=c.fp))
         elif isinstance(c, MinesCounter):
             counters.append(Counter("mines", at=at, kind=c.kind, strength=c.strength, hidden=c.hidden))
         elif isinstance(c, WreckCounter):
-            counters.append(Counter("wreck", at=at, bypass=bypass, burning=c.burning))
+            counters.append(Counter("wreck", at=at, bypass=bypass, burning=c.burning, name=c.name, facing=c.facing))
         elif isinstance(c, VehicleCounter):
-            counters.append(Counter("vehicle", at=at, bypass=bypass, immobile=c.immobile))
+            counters.append(Counter("vehicle", at=at, bypass=bypass, immobile=c.immobile, name=c.name,
+                                    facing=c.facing))
         else:
             counters.append(Counter(c.type, at=at))
     if problems:
@@ -764,11 +822,28 @@ def _build(mf: MapFile, grid: Grid, source: str) -> Map:
                f"{source}: {len(problems)} problems:\n" + "\n".join(f"  - {p}" for p in problems))
         raise MapError(msg, problems=problems, source=source)
     cond = Conditions(mf.conditions.month, mf.conditions.weather, mf.conditions.frigid)
+    try:
+        switches = ssr.checked(mf.conditions.ssr, "conditions.ssr")
+    except MapError as e:
+        raise MapError(f"{source}: {e}", problems=[str(e)], source=source) from None
     m = Map(mf.name or Path(source).stem, mf.prefix, grid, cond, hexes, hexsides, tuple(counters), source,
             depiction)
     m._default = default
-    m.not_carried = tuple(mf.not_carried)
-    return m
+    if mf.unit:
+        units: list[PlacedUnit] = []
+        for i, u in enumerate(mf.unit):
+            loc = None
+            if u.at is not None:
+                try:
+                    loc = m.parse_location(u.at)
+                except AslTerrainError as e:
+                    problems.append(f"unit[{i}].at: {e}")
+                    continue
+            units.append(PlacedUnit(u.name, u.kind, u.side, loc))
+        if problems:
+            raise MapError(f"{source}: " + "; ".join(problems), problems=problems, source=source)
+        m.units = tuple(units)
+    return m.with_ssr(switches) if switches else m
 
 
 def demo_map_path() -> Path:
@@ -783,5 +858,6 @@ def load_demo() -> Map:
     return Map.load(demo_map_path())
 
 
-__all__ = ["BoardPlacement", "Conditions", "Counter", "Depiction", "HexTerrain", "HexsideTerrain", "Location", "Map",
+__all__ = ["BoardNaming", "BoardPlacement", "Conditions", "Counter", "Depiction", "HexTerrain", "HexsideTerrain",
+           "Location", "Map", "PlacedUnit",
            "demo_map_path", "load_demo"]

@@ -23,6 +23,7 @@ Coordinates
 
 from __future__ import annotations
 
+import copy
 import gzip
 import math
 import os
@@ -48,6 +49,9 @@ __all__ = [
     "HEX_HEIGHT",
     "HEX_WIDTH",
     "BoardArchive",
+    "TurnedBoard",
+    "find_board",
+    "vasl_board_dirs",
     "BoardGeometry",
     "BoardMetadata",
     "BoardTerrain",
@@ -158,6 +162,41 @@ def vasl_data_dir() -> Path | None:
         if (candidate / "SharedBoardMetadata.xml").is_file() or (candidate / "boards").is_dir():
             return candidate
     return None
+
+
+def vasl_board_dirs() -> list[Path]:
+    """The usual boards folders of an installed VASL. VASL keeps its board archives in the folder of its
+    "Board Directory" preference, by default a ``boards`` folder beside the VASL module file
+    (``vasl-6.x.vmod``); players usually install that in a ``VASL`` folder in their home or Documents
+    folder (Windows, macOS and Linux alike)."""
+    home = Path.home()
+    return [home / "VASL" / "boards", home / "Documents" / "VASL" / "boards", home / "vasl" / "boards"]
+
+
+def find_board(archive: str, boards_dir: str | Path | None = None) -> Path:
+    """The board archive ``archive`` (``"bd02"``), looked for, in order: in ``boards_dir`` (``--boards``);
+    in ``$ASL_TERRAIN_VASL`` (the folder itself, or its ``boards/``); in the usual VASL boards folders
+    (:func:`vasl_board_dirs`); in the VASL data directory beside the repository (``../shared/vasl``).
+
+    :raises MapError: not found anywhere, naming every place looked in.
+    """
+    places: list[Path] = []
+    if boards_dir is not None:
+        places.append(Path(boards_dir))
+    env = os.environ.get(_ENV_VAR)
+    if env:
+        places += [Path(env), Path(env) / "boards"]
+    places += vasl_board_dirs()
+    data = vasl_data_dir()
+    if data is not None:
+        places.append(data / "boards")
+    for d in places:
+        if (d / archive).is_file():
+            return d / archive
+    raise MapError(f"board archive {archive} not found: looked in "
+                   + ", ".join(str(d) for d in dict.fromkeys(places))
+                   + f"; pass --boards DIR (the folder holding {archive}), set {_ENV_VAR}, or install the board in "
+                   "VASL's boards folder")
 
 
 def _require_data_dir(what: str) -> Path:
@@ -828,9 +867,7 @@ def _resolve_board_path(path: str | Path) -> Path:
     if p.exists():
         return p
     if isinstance(path, str) and os.sep not in path and "/" not in path:
-        data = vasl_data_dir()
-        if data is not None and (data / "boards" / path).exists():
-            return data / "boards" / path
+        return find_board(path)  # an archive name: $ASL_TERRAIN_VASL, VASL's boards folder, the data directory
     raise MapError(f"{path}: no such VASL board archive", source=str(path))
 
 
@@ -1124,7 +1161,6 @@ _AREA_TERRAIN: dict[str, str] = {
     "Graveyard": "graveyard",
     "Marsh": "marsh",
     "Shellholes": "shellholes",
-    "Water": "water",  # B21: a Water Obstacle (lake, pond) at the level drawn
     "Stone Rubble": "rubble",
     "Wooden Rubble": "rubble",
     "Stone Rubble Ground Level": "rubble",
@@ -1137,12 +1173,7 @@ _STREAMS: dict[str, str] = {
     "Deep Stream": "deep",
     "Flooded Stream": "flooded",
 }
-# B6: bridges the map carries, over a stream or gully hex (`bridge` key); pontoon and foot bridges are not
-_BRIDGES: dict[str, str] = {"Single Hex Stone Bridge": "stone", "Single Hex Wooden Bridge": "wooden",
-                            "Stone Bridge": "stone", "Wooden Bridge": "wooden"}
-_HEXSIDE_FLAGS: dict[str, str] = {"Wall": "wall", "Hedge": "hedge", "Bocage": "bocage",
-                                  **{f"Rowhouse Wall{s}": "rowhouse_wall"
-                                     for s in ("", ", 1 Level", ", 2 Level", ", 3 Level", ", 4 Level")}}
+_HEXSIDE_FLAGS: dict[str, str] = {"Wall": "wall", "Hedge": "hedge", "Bocage": "bocage"}
 _ROADS: dict[str, str] = {"Dirt Road": "dirt", "Paved Road": "paved"}
 # terrain drawn over a road without removing it (the road depiction continues under it)
 _ROAD_OVERPRINTS = ("Shellholes",)
@@ -1194,15 +1225,12 @@ class HexTerrain:
     stream: str | None = None  # "dry" | "shallow" | "deep" | "flooded"
     offboard: bool = False
     vasl_terrain: str = "Open Ground"  # the VASL terrain the hex's terrain was read from
-    bridge: str | None = None  # "stone" | "wooden": a bridge over the stream or gully (B6)
 
     def map_keys(self) -> dict[str, Any]:
         """The hex's keys for a ``[[hex]]`` block, defaults left out."""
         keys: dict[str, Any] = {}
         if self.offboard:
             keys["offboard"] = True
-        if self.bridge:
-            keys["bridge"] = self.bridge
         if self.level:
             keys["level"] = self.level
         if self.terrain != "open":
@@ -1446,7 +1474,6 @@ def derive_board(
         vasl_name = table.name(info["code"])
         level = info["level"]
         terrain, building, upper, building_id, stairwell, stream = "open", None, None, None, False, None
-        bridge: str | None = None
         if class_name == "building":
             type_name = overrides.get(h, vasl_name)
             m = _BUILDING_NAME.fullmatch(type_name)
@@ -1464,11 +1491,7 @@ def derive_board(
             if len(members) > 1:
                 building_id = f"building-{_hex_name(min(members))}"
         elif class_name.startswith("unsupported:"):
-            what = class_name.split(":", 1)[1]
-            if what in _BRIDGES and "depression" in info:
-                bridge = _BRIDGES[what]  # kept if a stream or gully is carried under it (below)
-            else:
-                note(what, name)
+            note(class_name.split(":", 1)[1], name)
         elif class_name != "open":
             terrain = class_name
             if class_name == "rubble":
@@ -1488,12 +1511,8 @@ def derive_board(
                 note(f"{dep_name} in a {terrain} hex (P4.1: a stream runs only with open ground, woods, brush or "
                      "orchard; the stream is left out)", name)
                 stream = None
-        if bridge is not None and stream is None:
-            note(vasl_name, name)
-            bridge = None
         hexes[h] = HexTerrain(
             level=level,
-            bridge=bridge,
             terrain=terrain,
             building=building,
             upper_levels=upper,
@@ -1770,24 +1789,6 @@ def _feature_keys(t: TerrainType) -> dict[str, Any] | None:
     return keys
 
 
-def _ground_under_bridges(board: BoardArchive, table: TerrainTable) -> np.ndarray:
-    """The board's ground elevations (int16) with each bridge pixel lowered to the lowest ground drawn in its
-    hex: a bridge's deck is drawn at the level of the road it carries (bd13's elevated road crosses its
-    stream on bridges drawn at level 1), but a bridge is no hill a thread can be blocked by (B6: at most a
-    Hindrance to Locations beneath it)."""
-    ground = board.elevation.astype(np.int16)
-    codes = [c for c, t in table.types.items() if t.los_category == "BRIDGE"]
-    deck = np.isin(board.terrain, codes)
-    if not deck.any():
-        return ground
-    idx = board.geometry.hex_index_raster().astype(np.int64)
-    lowest = np.full(int(idx.max()) + 2, np.iinfo(np.int16).max, dtype=np.int16)
-    np.minimum.at(lowest, idx[~deck] + 1, ground[~deck])  # index -1 (no hex) goes to slot 0
-    under = lowest[idx[deck] + 1]
-    ground[deck] = np.where(under == np.iinfo(np.int16).max, ground[deck], np.minimum(ground[deck], under))
-    return ground
-
-
 class ThreadSample:
     """The depiction codes under one thread, one sample per pixel step (see :meth:`ArtworkRaster.sample`).
 
@@ -1861,8 +1862,7 @@ class ArtworkRaster:
                 raise MapError(f"board {b.archive_name} at column offset {dc}, row offset {dr}: offsets must be "
                                "even and not negative")
             x0, y0 = int(dc * HEX_WIDTH), int(dr * HEX_HEIGHT)
-            ground = _ground_under_bridges(b, table)
-            codes = fid_of[b.terrain] * _CODE_STEP + (ground + _ELEV_BIAS).astype(np.uint16)
+            codes = fid_of[b.terrain] * _CODE_STEP + (b.elevation.astype(np.int16) + _ELEV_BIAS).astype(np.uint16)
             comb[x0 : x0 + b.grid_width, y0 : y0 + b.grid_height] = codes
             placed.append((b.archive_name, dc, dr))
         self.placements = tuple(placed)
@@ -2210,9 +2210,7 @@ def import_boards(
         depiction["terrain_table"] = terrain_table_ref
     depiction["board"] = [
         {"archive": refs.get(b.archive_name, b.archive_name), "prefix": p, "column": dc, "row": dr,
-         "columns": b.width, "rows": b.height, **({"flipped": True} if isinstance(b, TurnedBoard) else {}),
-         **({"overlays": [str(o) for o in getattr(b, "overlay_placements", ())]}
-            if getattr(b, "overlay_placements", None) else {})}
+         "columns": b.width, "rows": b.height, **({"flipped": True} if isinstance(b, TurnedBoard) else {})}
         for (b, dc, dr), p in zip(placed, prefixes)
     ]
     out["depiction"] = depiction
@@ -2230,8 +2228,6 @@ def import_boards(
         if not p:
             unsupported.append(f"board prefix: {b.archive_name} has no prefix of its own (its name {b.name!r} "
                                "is used by another board or gives none); name its hexes on the map's grid")
-    if unsupported:  # the map file says what it leaves out, not only its comment block (issue 11)
-        out["not_carried"] = list(unsupported)
     return BoardImport(out, unsupported, [(b, dc, dr, p) for (b, dc, dr), p in zip(placed, prefixes)],
                        annotations)
 
@@ -2336,17 +2332,27 @@ def load_artwork(depiction: Any) -> ArtworkRaster:
             raise MapError(f"the map's artwork depiction needs board archive {b.archive!r}: {exc} "
                            f"(paths are relative to the map file; archive names are looked up in the VASL "
                            f"data directory, ${_ENV_VAR})") from None
-        if getattr(b, "overlays", ()):
-            from asl_terrain.overlays import lay_overlays  # overlays laid on the board (VASL's ovr archives)
-
-            archive = lay_overlays(archive, b.overlays, depiction.base, table)
         boards.append((TurnedBoard(archive) if getattr(b, "flipped", False) else archive, b.column, b.row))
-    return ArtworkRaster(boards, table)
+    return _with_ssr(ArtworkRaster(boards, table), tuple(getattr(depiction, "ssr", ())))
+
+
+def _with_ssr(raster: ArtworkRaster, switches: tuple[str, ...]) -> ArtworkRaster:
+    # SSR switches change what the artwork's features count as (asl_terrain.ssr); the pixels stay shared
+    if not switches:
+        return raster
+    from . import ssr
+
+    out = copy.copy(raster)
+    out.features = tuple(ssr.apply_feature(f, switches) for f in raster.features)
+    return out
 
 
 def map_artwork(m: Map) -> ArtworkRaster:
     """The :class:`ArtworkRaster` of map ``m``'s ``[depiction]``, read once and kept with the map
     (:meth:`asl_terrain.model.Map.derived`)."""
+    parent = m.ssr_parent
+    if parent is not None and m.depiction.ssr:  # the map before its SSR switches holds the pixels
+        return m.derived(("vasl.artwork",), lambda: _with_ssr(map_artwork(parent), m.depiction.ssr))
     return m.derived(("vasl.artwork",), lambda: load_artwork(m.depiction))
 
 

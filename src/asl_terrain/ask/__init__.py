@@ -13,7 +13,6 @@ Imports: the engines, model, chart, rulings, units. Never cli or render.
 from __future__ import annotations
 
 import json
-import math
 import re
 import sys
 from collections.abc import Callable, Iterable, Iterator, Mapping
@@ -129,8 +128,6 @@ class Query:
             return default
         if isinstance(v, bool) or not isinstance(v, (int, float)):
             raise QueryError(f"{key}: expected a number, got {v!r}")
-        if isinstance(v, float) and not math.isfinite(v):  # JSON's NaN, Infinity, 1e999
-            raise QueryError(f"{key}: expected a finite number, got {v!r}")
         if minimum is not None and v < minimum:
             raise QueryError(f"{key}: expected a number >= {minimum}, got {v!r}")
         return v
@@ -259,6 +256,8 @@ def answer_one(m: Map, q: Any, chart: Chart | None = None, debug: bool = False) 
 
             m = what_if_map(m, q["counters"])
         cond = m.conditions.updated(_conditions(q.get("conditions")))
+        if cond.ssr != m.conditions.ssr:  # a query's SSR switches change the terrain every engine reads
+            m = m.with_ssr(cond.ssr)
         ruling = fn(Context(m, chart, cond), Query(q, m))
         out: dict[str, Any] = ruling.to_json() if hasattr(ruling, "to_json") else dict(ruling)
         out["kind"] = kind
@@ -279,7 +278,8 @@ INTERNAL_ERROR = "internal error"
 #: the JSON type each key of a query's "conditions" must have (the model would coerce "10" or true silently)
 _CONDITION_TYPES: dict[str, tuple[type, str]] = {"month": (int, "a whole number 1-12"),
                                                  "weather": (str, "a string such as \"mud\""),
-                                                 "frigid": (bool, "true or false")}
+                                                 "frigid": (bool, "true or false"),
+                                                 "ssr": (list, "a list of SSR switches such as [\"no-roads\"]")}
 
 
 def _conditions(overrides: Any) -> dict[str, Any] | None:
@@ -292,7 +292,7 @@ def _conditions(overrides: Any) -> dict[str, Any] | None:
     for k, v in overrides.items():
         want = _CONDITION_TYPES.get(k)
         if want is None:
-            raise QueryError(f"conditions.{k}: unknown key; expected some of month, weather, frigid")
+            raise QueryError(f"conditions.{k}: unknown key; expected some of month, weather, frigid, ssr")
         typ, words = want
         if not isinstance(v, typ) or (typ is int and isinstance(v, bool)):
             raise QueryError(f"conditions.{k}: expected {words}, got {json.dumps(v)}")

@@ -8,10 +8,8 @@ Imports: movement, errors, and the registry of this package.
 
 from __future__ import annotations
 
-from fractions import Fraction
 from typing import Any
 
-from .. import limits
 from ..errors import QueryError
 from ..movement import (
     MoveRuling,
@@ -37,11 +35,7 @@ def _known(q: Query, keys: set[str]) -> None:
 
 
 def _allowance(q: Query) -> Any:
-    a = q.number("allowance", minimum=0)
-    if a is not None and (a > limits.MAX_ALLOWANCE or Fraction(str(a)).denominator > 1000):
-        raise QueryError(f"allowance: expected a number of MF/MP from 0 to {limits.MAX_ALLOWANCE} with at most "
-                         f"three decimals, got {a!r}")
-    return a
+    return q.number("allowance", minimum=0)
 
 
 @handler("move")

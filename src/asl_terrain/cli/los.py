@@ -14,7 +14,8 @@ import typer
 
 from ..errors import UserError
 from ..model import Map
-from . import app, board_image, check_output, console, get_chart, print_answer, save_picture, split_map
+from . import (RUBBLE_OPT, SMOKE_OPT, SSR_OPT, VEHICLE_OPT, WRECK_OPT, app, board_image, check_output, console,
+               get_chart, print_answer, save_picture, split_map, what_if)
 
 _LOS_KEYS = ["from", "to", "clear", "blocked_by", "hindrance_drm", "range", "height_advantage", "up_slope",
              "blind", "borderline", "elevations", "roadblocks_crossed"]
@@ -38,8 +39,13 @@ def los_command(
     output: Optional[Path] = typer.Option(None, "-o", "--output", help="Draw the thread: .svg or .png."),
     entrenched_from: bool = typer.Option(False, "--entrenched-from", help="A is entrenched (B9.21)."),
     entrenched_to: bool = typer.Option(False, "--entrenched-to", help="B is entrenched (B9.21)."),
-    size: float = typer.Option(36.0, min=4.0, max=200.0, help="Hex size in pixels for -o."),
+    size: float = typer.Option(36.0, help="Hex size in pixels for -o."),
     force: bool = typer.Option(False, "--force", help="Replace the -o file if it exists."),
+    smoke: Optional[list[str]] = SMOKE_OPT,
+    wreck: Optional[list[str]] = WRECK_OPT,
+    vehicle: Optional[list[str]] = VEHICLE_OPT,
+    rubble: Optional[list[str]] = RUBBLE_OPT,
+    ssr: Optional[list[str]] = SSR_OPT,
 ) -> None:
     """Line of sight from A to B: clear or blocked (where, by what, which rule), every Hindrance and its DRM,
     range, Height Advantage, Up-Slope ends, Blind Hex, borderline (A6, B10, P2.3, P4.2, P5.141).
@@ -51,6 +57,7 @@ def los_command(
     """
     check_output(output, force, args)
     m, (a, b) = split_map(args, 2, "A B")
+    m = what_if(m, smoke, wreck, vehicle, rubble, ssr)
     q: dict[str, Any] = {"kind": "los", "from": a, "to": b}
     if entrenched_from or entrenched_to:
         q["entrenched"] = {"from": entrenched_from, "to": entrenched_to}
@@ -89,8 +96,13 @@ def viewshed_command(
     level: Optional[int] = typer.Option(None, "--level", min=0, help="Look at each hex's building level N "
                                         "where it has one, instead of ground level."),
     output: Optional[Path] = typer.Option(None, "-o", "--output", help="Draw the viewshed: .svg or .png."),
-    size: float = typer.Option(36.0, min=4.0, max=200.0, help="Hex size in pixels for -o."),
+    size: float = typer.Option(36.0, help="Hex size in pixels for -o."),
     force: bool = typer.Option(False, "--force", help="Replace the -o file if it exists."),
+    smoke: Optional[list[str]] = SMOKE_OPT,
+    wreck: Optional[list[str]] = WRECK_OPT,
+    vehicle: Optional[list[str]] = VEHICLE_OPT,
+    rubble: Optional[list[str]] = RUBBLE_OPT,
+    ssr: Optional[list[str]] = SSR_OPT,
 ) -> None:
     """Every hex's Location that A sees, with the Hindrance DRM of each LOS (A6.1-A6.7).
 
@@ -100,6 +112,7 @@ def viewshed_command(
     """
     check_output(output, force, args)
     m, (a,) = split_map(args, 1, "A")
+    m = what_if(m, smoke, wreck, vehicle, rubble, ssr)
     q: dict[str, Any] = {"kind": "viewshed", "from": a}
     if level is not None:
         q["level"] = level

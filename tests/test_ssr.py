@@ -1,0 +1,138 @@
+"""SSR terrain switches (issue 12): each changes movement, LOS and TEM alike, cites its rule, is named in
+``[conditions] ssr`` or per query (``conditions.ssr``), and VASL's SSR names map onto them."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from asl_terrain import effects, los, movement, ssr
+from asl_terrain.ask import answer_one
+from asl_terrain.errors import MapError, QueryError
+from asl_terrain.model import Map
+from asl_terrain.units import Unit
+
+INF = Unit.from_json("infantry")
+
+
+def _map(c3: dict[str, Any], **extra: Any) -> Map:
+    """Columns A-E, rows 1-5; C3 holds ``c3``; a paved road runs C1-C2-C3-C4-C5 across the hexsides."""
+    d: dict[str, Any] = {"format": "asl-terrain/1", "name": "ssr", "columns": ["A", "E"], "rows": [0, 6],
+                         "hex": [{"at": "C3", **c3}],
+                         "hexside": [{"at": ["C1-C2", "C2-C3", "C3-C4", "C4-C5"], "road": "paved"}]}
+    d.update(extra)
+    return Map.from_data(d)
+
+
+def _cost(m: Map, a: str, b: str) -> Any:
+    return movement.move_cost(m, INF, m.parse_location(a), m.parse_location(b)).cost
+
+
+def _tem(m: Map) -> Any:
+    return effects.tem(m, m.parse_location("C3"), [m.parse_location("C1")]).to_json()["tem"]
+
+
+def test_brush_as_open_changes_movement_los_and_tem_alike() -> None:
+    m = _map({"terrain": "brush"})
+    s = m.with_ssr(["brush-as-open"])
+    plain_open = _map({"terrain": "open"})
+    assert _cost(m, "B3", "C3") != _cost(s, "B3", "C3") == _cost(plain_open, "B3", "C3")
+    assert los.los(m, m.parse_location("C1"), m.parse_location("C5")).hindrance_drm == 1  # brush, B12
+    assert los.los(s, s.parse_location("C1"), s.parse_location("C5")).hindrance_drm == 0
+    assert _tem(s) == _tem(plain_open)
+    assert s.conditions.ssr == ("brush-as-open",) and m.conditions.ssr == ()
+
+
+def test_woods_as_brush_turns_an_obstacle_into_a_hindrance() -> None:
+    m = _map({"terrain": "woods"})
+    s = m.with_ssr(["woods-as-brush"])
+    a, b = m.parse_location("C1"), m.parse_location("C5")
+    assert not los.los(m, a, b).clear
+    r = los.los(s, a, b)
+    assert r.clear and r.hindrance_drm == 1 and "brush" in r.explain()
+    assert s.terrain(s.parse_hex("C3")).terrain == "brush"
+    assert _tem(m) == 1 and _tem(s) == _tem(_map({"terrain": "brush"})) == 0  # B13.3 woods +1; brush none
+
+
+def test_no_roads_and_dirt_roads() -> None:
+    m = _map({"terrain": "woods"})
+    road = movement.move_cost(m, INF, m.parse_location("C2"), m.parse_location("C3"))
+    assert road.road_rate
+    none = m.with_ssr(["no-roads"])
+    r = movement.move_cost(none, INF, none.parse_location("C2"), none.parse_location("C3"))
+    assert not r.road_rate and r.cost == _cost(_map({"terrain": "woods"}, hexside=[]), "C2", "C3")
+    dirt = m.with_ssr(["roads-dirt"])
+    assert dirt.hexside(dirt.parse_hexside("C2-C3")).road == "dirt"
+
+
+def test_streams_flooded_and_building_material() -> None:
+    m = _map({"terrain": "open", "stream": "shallow"})
+    f = m.with_ssr(["streams-flooded"])
+    assert f.terrain(f.parse_hex("C3")).stream == "flooded"
+    r = movement.move_cost(f, INF, f.parse_location("C2"), f.parse_location("C3/crest"))
+    assert not r.allowed and r.forbidden_by == "B20.44"
+    b = _map({"terrain": "building", "building": "wooden"}).with_ssr(["buildings-stone"])
+    assert b.terrain(b.parse_hex("C3")).building == "stone"
+
+
+def test_season_switches_override_the_month() -> None:
+    june = _map({"terrain": "orchard"}, conditions={"month": 6})
+    a, b = june.parse_location("C1"), june.parse_location("C5")
+    in_season = los.los(june, a, b)
+    assert in_season.clear and "out of season" not in in_season.explain()  # same-level: a +1 Hindrance (B14.2)
+    out = june.with_ssr(["orchards-out-of-season"])
+    assert "out of season" in los.los(out, a, b).explain()
+    october = _map({"terrain": "grain"}, conditions={"month": 10})
+    grain = october.with_ssr(["grain-in-season"])
+    assert _cost(october, "B3", "C3") < _cost(grain, "B3", "C3")  # 1½ MF in season (B15.4)
+    assert los.los(grain, a, b).hindrance_drm == 1 and los.los(october, a, b).hindrance_drm == 0
+
+
+def test_map_file_and_query_switches() -> None:
+    m = _map({"terrain": "brush"}, conditions={"ssr": ["brush-as-open"]})
+    assert m.terrain(m.parse_hex("C3")).terrain == "open" and m.conditions.ssr == ("brush-as-open",)
+    plain = _map({"terrain": "brush"})
+    q = {"kind": "move", "unit": "infantry", "from": "B3", "to": "C3"}
+    assert answer_one(plain, q)["cost"] == 2
+    assert answer_one(plain, {**q, "conditions": {"ssr": ["brush-as-open"]}})["cost"] == 1
+    bad = answer_one(plain, {**q, "conditions": {"ssr": ["brush-is-lava"]}})
+    assert "unknown SSR switch 'brush-is-lava'" in bad["error"]
+    with pytest.raises(MapError, match="contradict"):
+        _map({"terrain": "brush"}, conditions={"ssr": ["roads-dirt", "no-roads"]})
+    with pytest.raises(QueryError, match="contradict"):
+        plain.conditions.updated({"ssr": ["streams-dry", "streams-flooded"]})
+
+
+def test_every_switch_cites_a_rule_and_vasl_names_map_onto_switches() -> None:
+    for s in ssr.SWITCHES.values():
+        assert s.rule and s.says and (s.hex or s.hexside or s.season or s.feature)
+    switches, missing = ssr.from_vasl(["NoRoads", "OrchardOutOfSeason", "AllStone", "Winter"])
+    assert switches == ["no-roads", "orchards-out-of-season", "buildings-stone"] and missing == ["Winter"]
+    assert all(v in ssr.SWITCHES for v in ssr.VASL_NAMES.values())
+
+
+def test_switches_change_what_the_vasl_artwork_counts_as() -> None:
+    """On a map drawn from VASL artwork the switches change what its features count as: a LOS the woods of
+    bd01 block is, with woods as brush, no longer blocked by woods (B12.1)."""
+    from asl_terrain import vasl
+
+    if vasl.vasl_data_dir() is None:
+        pytest.skip("the VASL boards are not found: set ASL_TERRAIN_VASL or put them in ../shared/vasl")
+    m = Map.from_data(vasl.import_boards(["bd01"]).map)
+    s = m.with_ssr(["woods-as-brush"])
+    assert s.depiction.ssr == ("woods-as-brush",)
+    names = [m.name_of(h) for h in m.hexes() if not m.terrain(h).offboard]
+    checked = 0
+    for i, x in enumerate(names[::7]):
+        for y in names[i % 5 :: 13]:
+            if x == y:
+                continue
+            r = los.los(m, m.parse_location(x), m.parse_location(y))
+            if r.blocked_by is not None and r.blocked_by.terrain == "woods":
+                r2 = los.los(s, s.parse_location(x), s.parse_location(y))
+                assert r2.blocked_by is None or r2.blocked_by.terrain != "woods", (x, y, r2.explain())
+                checked += 1
+        if checked >= 5:
+            break
+    assert checked >= 5

@@ -1,0 +1,267 @@
+"""VASL saved games (issue 12): the obfuscated stream, the layout, flips and SSRs a save records, and the
+pieces on the map, each landing in the hex VASL shows it in.
+
+The real saves in ../shared/vasl/games are scenario set-ups: every unit waits in the margin around the
+boards. The on-board tests make games from them as a player would, by moving real pieces onto hexes in
+the decoded stream and encoding it again (:func:`asl_terrain.vsav.move_piece`). Pixel positions are
+computed here from the board geometry in ../shared/vasl/README.md, not from the code under test. The
+tests read ../shared/vasl and are skipped, saying so, when it is absent.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from asl_terrain import los, movement, setup, vsav
+from asl_terrain.errors import MapError
+from asl_terrain.model import Map
+from asl_terrain.units import Unit
+
+GAMES = Path(__file__).resolve().parents[2] / "shared" / "vasl" / "games"
+if not GAMES.is_dir():
+    GAMES = Path.cwd().parent / "shared" / "vasl" / "games"
+HILL = GAMES / "Hill 621 (Scenario E).vsav"
+STALINGRAD = GAMES / "The Streets Of Stalingrad (Scenario C).vsav"
+FULL = GAMES / "full.vsav"
+needs_games = pytest.mark.skipif(not HILL.is_file(), reason="the VASL saved games are not found in ../shared/vasl/games")
+
+
+def readme_centre(col: int, row: int, board_row: int = 0) -> tuple[int, int]:
+    """A hex centre in VASL's main-map pixels (the 400-pixel edge included), by ../shared/vasl/README.md:
+    x = 56.25·col, y = 64.5·n − 32.25·(1 − col % 2), truncated; boards stacked 645 pixels apart."""
+    return 400 + int(56.25 * col), 400 + 645 * board_row + int(64.5 * row - 32.25 * (1 - col % 2))
+
+
+def _col(label: str) -> int:
+    return ord(label) - ord("A")
+
+
+# ------------------------------------------------------------------------------ the stream
+
+
+@needs_games
+@pytest.mark.parametrize("save", [HILL, STALINGRAD, FULL], ids=lambda p: p.stem)
+def test_the_obfuscated_stream_decodes_and_encodes_back(save: Path) -> None:
+    raw = zipfile.ZipFile(save).read("savedGame")
+    text = vsav.decode_stream(raw)
+    assert text.startswith("begin_save") and text.rstrip().endswith("end_save")
+    key = int(raw[5:7], 16)
+    assert vsav.encode_stream(text, key) == raw
+    for rec in text.split("\x1b"):
+        if rec.startswith("+/"):
+            assert vsav.join_sequence(vsav.split_sequence(rec[2:], "/"), "/") == rec[2:]
+
+
+def test_not_a_save_is_a_clear_error(tmp_path: Path) -> None:
+    bad = tmp_path / "x.vsav"
+    bad.write_bytes(b"not a zip")
+    with pytest.raises(MapError, match="not a VASL saved game"):
+        vsav.read_save(bad)
+    with pytest.raises(MapError, match="no such saved game"):
+        vsav.read_save(tmp_path / "missing.vsav")
+
+
+# ------------------------------------------------------------------------------ the saves as they are
+
+
+@needs_games
+def test_hill_621_imports_boards_2_4_3_stacked_with_every_unit_off_the_map() -> None:
+    r = vsav.import_save(HILL)
+    boards = r.map["depiction"]["board"]  # type: ignore[index]
+    assert [(b["archive"], b["prefix"], b["row"]) for b in boards] == [("bd02", "2", 0), ("bd04", "4", 10),
+                                                                        ("bd03", "3", 20)]
+    m = Map.from_data(r.map)
+    units = r.map["unit"]
+    assert isinstance(units, list) and len(units) == len(m.units) > 100
+    assert all("at" not in u for u in units) and not r.map.get("counter")
+    sides = r.offmap_by_side()
+    assert set(sides) == {"German", "Russian"}
+    # every piece listed off the map lies in VASL's margin, outside the boards (1800 x 3 * 645 pixels)
+    for p in r.placed:
+        assert not (400 <= p.piece.x < 2200 and 400 <= p.piece.y < 400 + 3 * 645), p.piece.name
+    kinds = {u["kind"] for u in units}  # type: ignore[index]
+    assert {"squad", "leader", "sw", "crew", "gun", "vehicle"} <= kinds
+
+
+@needs_games
+def test_stalingrad_imports_board_1() -> None:
+    r = vsav.import_save(STALINGRAD)
+    m = Map.from_data(r.map)
+    assert m.prefix == "1" and m.name_of(m.parse_hex("Y10")) == "1Y10"
+    assert {u.kind for u in m.units} >= {"squad", "leader", "sw", "vehicle"}
+
+
+@needs_games
+def test_pieces_on_the_test_save_sit_on_hex_centres() -> None:
+    """full.vsav has four pieces on its board (board 00, not shared): VASL snapped each to a hex centre,
+    so each lies within a pixel or two of the centre of the hex the import would name."""
+    g = vsav.read_save(FULL)
+    on = [p for p in g.on_main_map() if vsav.classify(p).table and 400 <= p.x < 2200 and 400 <= p.y < 1045]
+    assert len(on) == 4
+    for p in on:
+        x, y = p.x - 400, p.y - 400
+        col = round(x / 56.25)
+        row = round((y + 32.25 * (1 - col % 2)) / 64.5)
+        cx, cy = readme_centre(col, row)
+        assert math.hypot(p.x - cx, p.y - cy) <= 2, (p.name, p.x, p.y, cx, cy)
+
+
+def test_pieces_are_classified_for_the_rules() -> None:
+    def piece(name: str, image: str = "", **props: str) -> vsav.Piece:
+        return vsav.Piece("1", name, image, vsav.MAIN_MAP, 500, 500, dict(props))
+
+    assert vsav.classify(piece("6-2-8 Esq")).kind == "squad"
+    assert vsav.classify(piece("3-3-8 Ehs")).kind == "half-squad"
+    assert vsav.classify(piece("2-2-8 Icr")).kind == "crew"
+    assert vsav.classify(piece("geLDR")).kind == "leader"
+    assert vsav.classify(piece("LMG", "ge/geLMG")).kind == "sw"
+    assert vsav.classify(piece("T-34 M43", "ru/veh/T34M43")) == vsav.Kind("counter", "vehicle")
+    assert vsav.classify(piece("T-34 M43 Wreck", "ru/veh/T34M43")) == vsav.Kind("counter", "wreck")
+    assert vsav.classify(piece("Smoke")) == vsav.Kind("counter", "smoke", "smoke")
+    assert vsav.classify(piece("WP")) == vsav.Kind("counter", "smoke", "wp")
+    assert vsav.classify(piece("Foxhole")).kind == "entrenchment"
+    assert vsav.classify(piece("Rubble")).kind == "rubble"
+    assert vsav.classify(piece("10-Turn Track", "tables/turn_track10")).table == ""
+    assert vsav.classify(piece("Wind", DBCounterType="global")).table == ""
+    assert piece("ruLDR").nationality == "Russian"
+
+
+# ------------------------------------------------------------------------------ games made by moving pieces
+
+
+def _first(g: vsav.SavedGame, name: str, skip: int = 0) -> vsav.Piece:
+    return [p for p in g.pieces if p.name == name][skip]
+
+
+def _moved_hill(tmp_path: Path, edit_boards: str | None = None, flipped_board_4: bool = False) -> tuple[Path, dict[str, str]]:
+    """Hill 621 with pieces moved onto board 4 (map rows 10-20): four Russian squads and a leader to 4K5,
+    a T-34 to 4K6, an LMG to 4K5; returns the save and the ids moved."""
+    g = vsav.read_save(HILL)
+    stream = g.stream
+    if edit_boards is not None:
+        stream = re.sub(r"bd\t0\t0\t02\tVER\t6\.4\tbd\t0\t1\t04\tVER\t6\.1\t", edit_boards, stream, count=2)
+
+    def at(hex_: str) -> tuple[int, int]:
+        col, row = _col(hex_[0]), int(hex_[1:])
+        if flipped_board_4:  # VASL turns a reversed board's pixels: x -> width - x, y -> height - y
+            x, y = readme_centre(col, row)
+            return 400 + 1800 - (x - 400), 400 + 645 + 645 - (y - 400)
+        return readme_centre(col, row, board_row=1)
+
+    moved = {}
+    for i in range(4):
+        p = _first(g, "6-2-8 Esq", i)
+        stream = vsav.move_piece(stream, p.id, *at("K5"))
+        moved[f"squad{i}"] = p.id
+    for name, hex_ in (("ruLDR", "K5"), ("T-34 M43", "K6"), ("LMG", "K5")):
+        p = next(q for q in g.pieces if q.name == name and q.nationality == "Russian")
+        stream = vsav.move_piece(stream, p.id, *at(hex_))
+        moved[name] = p.id
+    out = tmp_path / "hill-moved.vsav"
+    vsav.write_save(out, stream, like=HILL)
+    return out, moved
+
+
+@needs_games
+def test_moved_pieces_land_in_the_hex_vasl_shows_them_in(tmp_path: Path) -> None:
+    save, moved = _moved_hill(tmp_path)
+    r = vsav.import_save(save)
+    by_id = {p.piece.id: p for p in r.placed}
+    for key, pid in moved.items():
+        p = by_id[pid]
+        assert p.hex_name == ("4K6" if key == "T-34 M43" else "4K5"), key
+        assert p.off_centre is not None and p.off_centre <= 1.5
+    (veh,) = [c for c in r.map["counter"] if c["type"] == "vehicle"]  # type: ignore[union-attr, index]
+    assert veh == {"type": "vehicle", "at": "4K6", "name": "T-34 M43", "facing": 0}
+    m = Map.from_data(r.map)
+    here = m.units_at(m.parse_location("4K5"))
+    assert sorted(u.kind for u in here) == ["leader", "squad", "squad", "squad", "squad", "sw"]
+    assert all(u.side == "Russian" for u in here)
+    # A5.1: four squads overstack a Location whose limit is three squad equivalents
+    s = setup.stacking_limit(m, m.parse_location("4K5"))
+    assert s.counted == 4 and s.overstacked is True
+    assert "6-2-8 Esq (squad)" in s.explain() and "LMG" in s.explain()
+    assert setup.stacking_limit(m, m.parse_location("4K4")).overstacked is None
+
+
+@needs_games
+def test_rulings_on_a_saved_game_name_hexes_by_board_and_see_its_vehicle(tmp_path: Path) -> None:
+    save, _ = _moved_hill(tmp_path)
+    m = Map.from_data(vsav.import_save(save).map)
+    plain = m.with_counters(())
+    board_name = re.compile(r"^[243][A-Z]{1,2}\d{1,2}$")
+    a, b = m.parse_location("4K4"), m.parse_location("4K8")
+    with_vehicle, without = los.los(m, a, b), los.los(plain, a, b)
+    j = with_vehicle.to_json()
+    assert (j["from"], j["to"]) == ("4K4", "4K8")
+    assert all(board_name.match(h) for h in j["hexes"]) and "4K6" in j["hexes"]
+    if without.clear:  # the T-34 in 4K6 is a +1 Hindrance on the thread along the K column (A6.8)
+        assert with_vehicle.hindrance_drm == without.hindrance_drm + 1 or not with_vehicle.clear
+        assert any(h.hex == m.parse_hex("4K6") for h in with_vehicle.hindrances)
+    reach = movement.reach(m, Unit.from_json("infantry"), m.parse_location("4K5"), 2)
+    assert reach.costs and all(board_name.match(n.split("/")[0].split("@")[0]) for n in reach.costs)
+    from asl_terrain import effects
+
+    tem = effects.tem(m, m.parse_location("4K5"), [m.parse_location("4K8")])
+    assert "4K5" in tem.explain()
+
+
+@needs_games
+def test_a_flipped_board_in_a_save_keeps_its_printed_names(tmp_path: Path) -> None:
+    """VASL writes a board rotated 180° as r04; a piece VASL shows in 4K5 of the turned board lands in 4K5."""
+    save, moved = _moved_hill(tmp_path, edit_boards="bd\t0\t0\t02\tVER\t6.4\tbd\t0\t1\tr04\tVER\t6.1\t",
+                              flipped_board_4=True)
+    r = vsav.import_save(save)
+    assert [b.flipped for b in r.game.boards] == [False, True, False]
+    assert r.map["depiction"]["board"][1]["flipped"] is True  # type: ignore[index]
+    by_id = {p.piece.id: p for p in r.placed}
+    assert by_id[moved["squad0"]].hex_name == "4K5"
+    assert by_id[moved["T-34 M43"]].hex_name == "4K6"
+    m = Map.from_data(r.map)
+    assert m.parse_hex("4A1") == m.parse_hex("GG20")  # board 4's A1 lies at the lower right of its place
+
+
+@needs_games
+def test_the_ssrs_a_save_records_become_switches(tmp_path: Path) -> None:
+    save, _ = _moved_hill(tmp_path, edit_boards="bd\t0\t0\t02\tVER\t6.4\tSSR\tNoRoads OrchardOutOfSeason "
+                                                "WoodsToLevel0\tbd\t0\t1\t04\tVER\t6.1\t")
+    r = vsav.import_save(save)
+    assert r.game.boards[0].ssr == ("NoRoads", "OrchardOutOfSeason", "WoodsToLevel0")
+    assert r.map["conditions"]["ssr"] == ["no-roads", "orchards-out-of-season"]  # type: ignore[index]
+    assert any("WoodsToLevel0" in line for line in r.unsupported)
+    m = Map.from_data(r.map)
+    assert m.conditions.ssr == ("orchards-out-of-season", "no-roads")
+    assert not any(m.hexside(hs).road for h in m.hexes() for hs in h.hexsides() if hs.other(h) in m)
+
+
+@needs_games
+def test_a_missing_board_is_a_clear_error(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    g = vsav.read_save(HILL)
+    out = tmp_path / "nine.vsav"
+    vsav.write_save(out, g.stream.replace("\tbd\t0\t2\t03\t", "\tbd\t0\t2\t99\t"), like=HILL)
+    with pytest.raises(MapError, match=r"board archive bd99 not found: looked in .*--boards DIR"):
+        vsav.import_save(out, boards_dir=tmp_path)
+
+
+@needs_games
+def test_import_vasl_command_writes_the_saved_game(tmp_path: Path) -> None:
+    from clirun import run
+
+    save, _ = _moved_hill(tmp_path)
+    out = tmp_path / "hill.toml"
+    res = run("import-vasl", str(save), "-o", str(out))
+    assert res.returncode == 0, res.stderr
+    text = out.read_text(encoding="utf-8")
+    assert "Off the map (waiting to enter), by side" in text and "[[unit]]" in text
+    m = Map.load(out)
+    assert len(m.units_at(m.parse_location("4K5"))) == 6
+    res = run("los", str(out), "4K4", "4K8", "--vehicle", "4K5")
+    assert res.returncode == 0, res.stderr
+    assert "4K4" in res.stdout and "4K8" in res.stdout and "vehicle in 4K5" in res.stdout
+    res = run("stacking", str(out), "4K5")
+    assert res.returncode == 0 and "overstacked" in res.stdout, res.stdout
