@@ -545,6 +545,60 @@ class ColourBoard(BoardArchive):
                     out[(a, b)] = "paved" if counts["paved"] >= counts["unpaved"] else "unpaved"
         return out
 
+    def slope_hexsides(self) -> dict[tuple[str, str], str]:
+        """Slope hexsides (P2.1) found in the artwork, each with its Down-Slope hex (P2.2: the hex the hash
+        marks stand in): along the hexside's middle 70 %, 2.5-9.5 px off its line, the marks (black, or
+        the table's ``Slope`` colour; hex labels masked out) fill >= 30 sample points on one side, at least
+        four times those on the other (a fence's marks stand on both), in >= 5 separate strokes."""
+        from PIL import Image
+
+        im = Image.open(io.BytesIO(self.image_bytes()))
+        palette = np.array(im.getpalette() or [], dtype=np.int32).reshape(-1, 3)
+        idx = np.asarray(im, dtype=np.uint8).T
+        slope_rgb = {m.rgb for m in self.reading.meanings.values() if m.role == "slope"}
+        is_mark = palette.sum(axis=1) < 40
+        for i, c in enumerate(palette.tolist()):
+            if (c[0], c[1], c[2]) in slope_rgb:
+                is_mark[i] = True
+        mark = is_mark[np.minimum(idx, len(palette) - 1)]
+        geo = self.geometry
+        w, h = mark.shape
+        for col, row in geo.hexes:  # the hex labels, printed below each hex's N hexside
+            cx, cy = geo.centre_exact(col, row)
+            x0, x1, y0, y1 = int(max(cx - 17, 0)), int(min(cx + 18, w)), int(max(cy - 31, 0)), int(min(cy - 18, h))
+            if x0 < x1 and y0 < y1:
+                mark[x0:x1, y0:y1] = False
+        ts = np.linspace(0.15, 0.85, 29)
+        offs = np.arange(2.5, 9.6, 1.0)
+        out: dict[tuple[str, str], str] = {}
+        for col, row in geo.hexes:
+            cx, cy = geo.centre_exact(col, row)
+            for side in (0, 1, 2):
+                nb = geo.neighbour(col, row, side)
+                if nb is None:
+                    continue
+                (x0f, y0f), (x1f, y1f) = geo.hexside_segment(col, row, side)
+                nx, ny = (x0f + x1f) / 2 - cx, (y0f + y1f) / 2 - cy
+                norm = float(np.hypot(nx, ny))
+                nx, ny = nx / norm, ny / norm
+                px, py = x0f + (x1f - x0f) * ts, y0f + (y1f - y0f) * ts
+                counts, strokes = {}, {}
+                for sgn in (-1, 1):  # -1: into this hex, +1: into the neighbour
+                    xs = np.floor(px[None, :] + sgn * offs[:, None] * nx).astype(np.int64)
+                    ys = np.floor(py[None, :] + sgn * offs[:, None] * ny).astype(np.int64)
+                    ok = (xs >= 0) & (xs < w) & (ys >= 0) & (ys < h)
+                    v = np.zeros(xs.shape, dtype=bool)
+                    v[ok] = mark[xs[ok], ys[ok]]
+                    counts[sgn] = int(v.sum())
+                    across = np.asarray(v.any(axis=0))
+                    strokes[sgn] = int((np.diff(across.astype(np.int8)) == 1).sum() + int(across[0]))
+                hi_side = -1 if counts[-1] > counts[1] else 1
+                hi, lo = counts[hi_side], counts[-hi_side]
+                if hi >= 30 and hi >= 4 * max(lo, 1) and strokes[hi_side] >= 5:
+                    down = (col, row) if hi_side == -1 else nb
+                    out[(geo.name((col, row)), geo.name(nb))] = geo.name(down)
+        return out
+
     def map_blocks(self, dc: int = 0, dr: int = 0, table: TerrainTable | None = None
                    ) -> tuple[list[dict[str, Any]], list[dict[str, Any]], list[str]]:
         """The map blocks the colours alone do not give, for the board placed at (dc, dr): the Narrow
@@ -570,6 +624,12 @@ class ColourBoard(BoardArchive):
                 sides.append({"at": at, "narrow_street": kind})
                 notes.append(f"narrow_street = {kind}: {len(at)} hexsides (the artwork: a road drawn along them, "
                              "P5.1)")
+        slopes = self.slope_hexsides() if self.annotation.get("slopes_from_artwork", True) else {}
+        for (a, b), down in sorted(slopes.items()):
+            sides.append({"at": [moved(f"{a}-{b}")], "slope": moved(down)})
+        if slopes:
+            notes.append(f"slope: {len(slopes)} hexsides (the artwork: hash marks along them, the Down-Slope hex "
+                         "the one they stand in, P2.1-P2.2)")
         for kind, out in (("hex", hexes), ("hexside", sides)):
             for block in self.annotation.get(kind, []):
                 keys = {k: v for k, v in block.items() if k != "source"}

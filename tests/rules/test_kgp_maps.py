@@ -256,3 +256,31 @@ def test_p4_2_culvert_lgl5(lg: Map) -> None:
     culvert = lg.parse_location("L5/culvert")
     assert los(lg, culvert, lg.parse_location("M5")).clear and los(lg, culvert, lg.parse_location("K6")).clear
     assert not los(lg, culvert, lg.parse_location("L6")).clear
+
+
+# ------------------------------------------------------------------------------------ slopes read from the artwork
+
+
+@needs_st
+@pytest.mark.parametrize(("board", "hexside", "down"), [
+    ("bdST", ("F8", "G9"), "F8"),  # P2.1 EX StG9-F8
+    ("bdST", ("J6", "K6"), "K6"),  # P2.53 EX StJ6-K6
+    ("bdST", ("G8", "G9"), "G8"),
+    ("bdCH", ("X3", "Y4"), "Y4"),  # P2.53 EX ChX3-Y4
+])
+def test_slope_hash_marks_found_in_the_artwork(board: str, hexside: tuple[str, str], down: str) -> None:
+    """The reader finds the seeds' slope hexsides by itself (not from the annotation file), and the hex the
+    hash marks stand in (the Down-Slope hex, P2.2)."""
+    b = vasl.read_board(board)
+    found = b.slope_hexsides()  # type: ignore[attr-defined]
+    key = hexside if hexside in found else (hexside[1], hexside[0])
+    assert found.get(key) == down
+    assert len(found) > 100
+
+
+@needs_st
+def test_a_hexside_without_marks_is_no_slope() -> None:
+    """N17-O17 (a Narrow Street) and F7-G8 (a barbed-wire fence, marks on both sides) carry no slope."""
+    found = vasl.read_board("bdST").slope_hexsides()  # type: ignore[attr-defined]
+    for a, b in (("N17", "O17"), ("F7", "G8"), ("G7", "G8")):
+        assert (a, b) not in found and (b, a) not in found
