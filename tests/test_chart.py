@@ -91,7 +91,8 @@ def test_a_user_chart_is_merged_over_the_bundled_one(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("text, words", [
     ("[param]\nstacking_squads = -3\n", "param.stacking_squads.value: cannot be negative"),
-    ("[param]\nblind_hex_range_step = { value = 0 }\n", "param.blind_hex_range_step.value: expected a whole number from 1"),
+    ("[param]\nblind_hex_range_step = { value = 0 }\n",
+     "param.blind_hex_range_step.value: expected a whole number from 1"),
     ("[param]\nborderline_tolerance = 1e300\n", "param.borderline_tolerance.value: expected a number from 0 to 0.5"),
     ("[param]\ngrain_season = [\"June\"]\n", "param.grain_season.value[0]: expected a month"),
     ("[param]\nup_slope_mf = \"half\"\n", "param.up_slope_mf.value: expected a number"),

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -307,3 +308,123 @@ def test_level_colours_are_found_without_stepping_level_by_level() -> None:
     t0 = time.perf_counter()
     svg = map_svg(m)
     assert svg.startswith("<svg") and time.perf_counter() - t0 < 10
+
+
+# ------------------------------------------------------------------ crashes that are now clear errors
+
+@pytest.mark.parametrize("mapdata, query, hint", [
+    (None, {"kind": "los", "from": "HrA4@A3-A4", "to": "C7"}, "HrA4@A3-A4-B3"),
+    (None, {"kind": "los", "from": "C7", "to": "HrA4@A3-A4"}, "HrA4@A3-A4-B3"),
+    (base(rows=[0, 4]), {"kind": "los", "from": "A2@A1-A2", "to": "C3"}, "A2@A1-A2-B1"),
+    (base(rows=[0, 4]), {"kind": "los", "from": "B0@B0-C0", "to": "C3"}, "B0@B0-C0-C1"),
+    (base(rows=[0, 4]), {"kind": "tem", "target": "A2@A1-A2", "firer": "C3"}, "A2@A1-A2-B1"),
+])
+def test_a_hexside_form_bypass_on_an_edge_hex_gets_a_nameable_vertex_hint(
+        mapdata: dict[str, object] | None, query: dict[str, object], hint: str) -> None:
+    from asl_terrain.ask import answer_one
+
+    m = Map.from_data(mapdata) if mapdata else Map.load(demo_map_path())
+    ans = answer_one(m, query, debug=True)
+    assert "vertex" in ans["error"] and ans["error"].endswith(f"e.g. {hint}"), ans
+
+
+@pytest.mark.parametrize("kind", ["move", "path", "reach"])
+@pytest.mark.parametrize("allowance, words", [
+    (float("nan"), "expected a finite number"), (float("inf"), "expected a finite number"),
+    (1e-300, "at most three decimals"), (1e6, "from 0 to 1000"), (-1, ">= 0"),
+])
+def test_an_allowance_that_is_no_usable_number_is_a_query_error(kind: str, allowance: float, words: str,
+                                                                tmp_path: Path) -> None:
+    q = {"move": {"kind": "move", "from": "M13", "to": "M12"}, "path": {"kind": "path", "hexes": ["M13", "M12"]},
+         "reach": {"kind": "reach", "from": "M13"}}[kind] | {"allowance": allowance}
+    p = tmp_path / "q.json"
+    p.write_text(json.dumps([q]))  # json writes NaN and Infinity, as a careless program would
+    r = run("ask", str(p))
+    ans = json.loads(r.stdout)[0]
+    assert r.returncode == 1 and ans["error"].startswith("allowance:") and words in ans["error"], ans
+    assert "chart" not in ans["error"]
+
+
+def test_a_crest_narrow_street_no_longer_reaches_the_engines(tmp_path: Path) -> None:
+    """place-rubble and bypass-effects failed on an assertion; the map check now refuses the hexside."""
+    p = tmp_path / "ns.toml"
+    p.write_text('format = "asl-terrain/1"\ncolumns = ["A", "D"]\nrows = [1, 4]\n[[hex]]\nat = ["B2", "B3"]\n'
+                 'terrain = "building"\nbuilding = "stone"\n[[hexside]]\nat = ["B2-B3"]\nnarrow_street = "paved"\n'
+                 'crest = true\n')
+    for argv in (["place-rubble", str(p), "B2"], ["bypass-effects", str(p), "B2-B3"], ["check", str(p)]):
+        r = run(*argv)
+        assert r.returncode == 2 and "neither is lower" in r.stderr, (argv, r.stderr)
+
+
+# ------------------------------------------------------------------ the last rulings
+
+def test_a_stream_woods_hex_entered_across_its_stream_hexside_names_p4_11() -> None:
+    from asl_terrain.movement import move_cost
+
+    m = Map.load(MAPS / "streams.toml")
+    r = move_cost(m, "infantry", "MM5", "MM6")
+    assert r.cost == 3 and "P4.11" in r.explain() and "stream hexside StMM5-MM6" in r.explain()
+
+
+def test_the_inherent_stairwells_name_p5_2_and_p5_3() -> None:
+    from asl_terrain.movement import move_cost
+
+    m = Map.load(MAPS / "st_village.toml")
+    house = move_cost(m, "infantry", "Q19", "Q19/1")
+    assert house.cost == 1 and "(P5.3)" in house.items[0].why
+    steeple = Map.from_data({"format": "asl-terrain/1", "prefix": "Ch", "columns": ["Z", "BB"], "rows": [9, 11],
+                             "hex": [{"at": ["AA10"], "terrain": "building", "building": "stone", "steeple": True}]})
+    s = move_cost(steeple, "infantry", "AA10", "AA10/1")
+    assert s.cost == 1 and "steeple's inherent stairwell (P5.2)" in s.explain()
+
+
+def test_the_p5_11_example_step_into_the_building_names_p5_11() -> None:
+    from asl_terrain.movement import path
+
+    m = Map.load(MAPS / "st_village.toml")
+    r = path(m, "infantry", ["N17", {"bypass": "O18-N18", "in": "N18", "to_vertex": "N18-O18-O19"}, "O19"], 4)
+    assert r.steps[1].cost == 2 and "(P5.11)" in r.steps[1].explain()
+
+
+def test_paying_for_woods_protection_names_b3_43_as_what_loses_the_bonus() -> None:
+    from asl_terrain.movement import path
+
+    m = Map.load(MAPS / "b3_roads.toml")
+    r = path(m, "infantry", ["L3", "K3", {"to": "J3", "protection": True}, "I3", "H3", "G3"], 4)
+    assert not r.road_bonus and "B3.43" in r.steps[1].explain() and "protection" in (r.reason or "")
+    assert r.steps[1].to_json()["road_bonus_lost_by"][0].startswith("it pays for the protection of the woods")
+
+
+@pytest.mark.parametrize("extra, words", [
+    ({"hexside": [{"at": ["C2-D2"], "fence": True}]}, "barbed-wire fence on C2-D2 (judgment fence_denies_road_bonus"),
+    ({"counter": [{"type": "wreck", "at": "D2", "burning": True}]}, "a burning wreck in D2"),
+    ({"counter": [{"type": "smoke", "at": "D2", "strength": 2}]}, "SMOKE in D2"),
+])
+def test_a_lost_road_bonus_names_what_spoiled_it(extra: dict[str, Any], words: str) -> None:
+    from asl_terrain.movement import path
+
+    sides = [{"at": ["B2-C2", "C2-D2", "D2-E2"], "road": "dirt"}, *extra.get("hexside", [])]
+    m = Map.from_data(base(hexside=sides, counter=extra.get("counter", [])))
+    r = path(m, "infantry", ["B2", "C2", "D2", "E2"], 4)
+    assert not r.road_bonus and words in r.explain() and words in r.to_json()["road_bonus_lost"]
+    assert words in " ".join(s.explain() for s in r.steps)  # the move that loses it says so too
+
+
+def test_the_path_command_prints_what_spoiled_the_road_bonus(tmp_path: Path) -> None:
+    p = tmp_path / "r.json"
+    p.write_text(json.dumps(base(hexside=[{"at": ["B2-C2", "C2-D2", "D2-E2"], "road": "dirt"},
+                                          {"at": ["C2-D2"], "fence": True}])))
+    r = run("path", str(p), "B2", "C2", "D2", "E2", "--mf", "4")
+    assert r.returncode == 0, r.stderr
+    assert "fence_denies_road_bonus" in r.stdout.replace("\n", " ")
+
+
+def test_the_blind_hex_text_names_the_blind_hex_and_the_obstacle_behind() -> None:
+    from asl_terrain.los import los
+
+    m = Map.load(demo_map_path())
+    r = los(m, m.parse_location("K10/2"), m.parse_location("A1"))
+    assert r.blind and r.blocked_by is not None and r.blocked_by.hex == m.parse_hex("C3")
+    assert "HrA1 is a Blind Hex behind the woods at HrC3 (A6.4)" in r.explain()
+    out = run("los", "K10/2", "A1")
+    assert "a Blind Hex behind the woods at HrC3" in out.stdout.replace("\n", " ")

@@ -91,11 +91,22 @@ def test_p5_14_other_terrain_still_prohibits(village: Map) -> None:
     assert not r.allowed and "building" in (r.reason or "")
 
 
-def test_p5_14_narrow_street_overrides_a_paved_road_through_the_hex() -> None:
-    """A hex with a paved road through it and a paved Narrow Street hexside: P5.14 lets the foxhole in."""
+def test_p5_14_does_not_cancel_a_real_paved_road_through_the_hex() -> None:
+    """Issue 9 (last rulings): P5.14 lifts B3.5 only where the hex's only paved road is a Narrow Street
+    hexside (digest §7.36). A hex with a real paved road hexside keeps B3.5's prohibition of entrenchments
+    and B28.1's of A-P minefields even when it also has a paved Narrow Street hexside, and the explanation
+    names the road. (This test asserted the opposite before issue 9 demanded the change.)"""
     m = _map(hexside=[{"at": ["C3-C4"], "road": "paved"}, {"at": ["C3-D3"], "narrow_street": "paved"}])
-    assert can_set_up(m, "entrenchment", m.parse_location("C3")).allowed
+    r = can_set_up(m, "entrenchment", m.parse_location("C3"))
+    assert not r.allowed and "B3.5" in r.rules() and "C3-C4" in (r.reason or "")
     assert not can_set_up(m, "entrenchment", m.parse_location("C4")).allowed
+    ap = can_set_up(m, "mines", m.parse_location("C3"), hidden=False, mine_kind="A-P")
+    assert not ap.allowed and "B28.1" in ap.rules() and "C3-C4" in (ap.reason or "")
+    at = can_set_up(m, "mines", m.parse_location("C3"), hidden=False, mine_kind="A-T")
+    assert at.allowed and "B28.53" in at.rules()
+    # with only the Narrow Street, P5.14 still lets the foxhole in
+    ns = _map(hexside=[{"at": ["C3-D3"], "narrow_street": "paved"}])
+    assert can_set_up(ns, "entrenchment", ns.parse_location("C3")).allowed
 
 
 # ------------------------------------------------------------------------------------------- P5.142

@@ -499,8 +499,10 @@ def test_map_dict_loads(boards: dict[str, vasl.BoardArchive], table: vasl.Terrai
     assert set(m) <= {"format", "name", "prefix", "columns", "rows", "hex", "hexside"}
     assert (m["columns"], m["rows"]) == (["A", "GG"], [0, 10])
     hex_keys = {"at", "level", "terrain", "building", "building_type", "upper_levels", "steeple", "building_id",
-                "stairwell", "stream", "culvert", "ford", "offboard"}
-    side_keys = {"at", "road", "narrow_street", "slope", "fence", "wall", "hedge", "stream", "culvert", "crest"}
+                "stairwell", "stream", "culvert", "ford", "offboard",
+                "bridge"}  # issue 11: docs/map-format-extensions.md
+    side_keys = {"at", "road", "narrow_street", "slope", "fence", "wall", "hedge", "stream", "culvert", "crest",
+                 "bocage", "rowhouse_wall"}  # issue 11
     assert all(set(b) <= hex_keys for b in m["hex"]) and all(set(b) <= side_keys for b in m.get("hexside", []))
     assert {"at": [f"{vasl._column_name(c)}0" for c in range(0, 33, 2)], "offboard": True} in m["hex"]
     assert all(isinstance(line, str) for line in unsupported)
@@ -554,7 +556,10 @@ def test_bd05_gully_and_bridges(boards: dict[str, vasl.BoardArchive], table: vas
     oracle = {h.name for h in vasl.read_oracle_hexes("bd05", VASL_DIR / "oracle") if h.terrain == "Gully"}
     assert oracle <= streams and streams - oracle == {"Y8", "Z9", "EE2"}  # the gully runs on under the bridges
     assert all(derived.hexes[boards["bd05"].geometry.parse(n)].level == 0 for n in streams)
-    assert derived.unsupported["Single Hex Stone Bridge"] == ["Y8", "Z9", "EE2"]
+    # issue 11: the bridges are carried (B6), no longer listed as unsupported
+    assert "Single Hex Stone Bridge" not in derived.unsupported
+    assert [n for n in ("Y8", "Z9", "EE2") if derived.hexes[boards["bd05"].geometry.parse(n)].bridge == "stone"] == \
+        ["Y8", "Z9", "EE2"]
     assert derived.hexes[boards["bd05"].geometry.parse("W2")].terrain == "woods"  # gully-woods
 
 

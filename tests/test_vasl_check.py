@@ -120,7 +120,8 @@ def test_artwork_raster_codes_and_samples() -> None:
 @needs_vasl
 def test_bridge_hexes_are_seen_from_the_crest() -> None:
     """bd05 Y8 is a gully hex under a bridge: VASL's centre Location is the bridge deck at the Crest
-    level, so the cross-check compares it with Y8's Crest-status Location."""
+    level, and so is the map's (issue 11: `bridge = "stone"`, the plain name is on the bridge), so the
+    cross-check asks exactly what a plain `los` asks."""
     from asl_terrain.cli.vasl import cross_check
 
     m = imported("bd05")
@@ -128,6 +129,7 @@ def test_bridge_hexes_are_seen_from_the_crest() -> None:
     assert res.pairs > 1500
     t = m.terrain(Hex.parse("Y8"))
     assert t.is_stream and t.level == 0
+    assert t.bridge == "stone" and not t.is_in_stream("")
 
 
 # ------------------------------------------------------------------------------ the cross-check
@@ -146,6 +148,7 @@ def test_agreement_with_vasl_meets_issue_6(board: str) -> None:
     assert res.clear_agreement >= clear, res.to_json()["per_cause"]
     # every disagreement has a cause the docs explain
     assert "other" not in res.per_cause() or res.per_cause()["other"] <= 0.0005 * res.pairs
+    assert res.per_verdict()["unexplained"] <= 0.0005 * res.pairs, res.to_json()["per_cause"]
 
 
 @needs_vasl

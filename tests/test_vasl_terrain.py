@@ -135,3 +135,154 @@ def test_b16_2_marsh_as_drawn_is_a_hindrance() -> None:
     r = ruling(m, "A1", "H10")
     assert not r.clear and r.blocked_by is not None and r.blocked_by.terrain.startswith("Hindrance total")
     assert any("marsh" in h.what.lower() and h.rule == "B16.2" for h in r.hindrances), r.hindrances
+
+
+# ------------------------------------------------------------------ bridges (B6), water (B21), rowhouses (B23.71)
+
+FEW = MAPS / "b6_bridge_b21_water_b23_rowhouse.toml"
+
+
+@pytest.fixture(scope="module")
+def few() -> Map:
+    return Map.load(FEW)
+
+
+def test_b6_a_bridge_hex_has_the_bridge_as_its_base_location(few: Map) -> None:
+    """B6 (B19.1): a unit in a bridge hex is on the bridge unless beneath it. The plain name E4 is the
+    bridge, at the stream's Crest level; E4/under is IN the stream below it; E4/crest is still there."""
+    from asl_terrain.los import location_elevation
+
+    names = [str(x) for x in few.locations(few.parse_hex("E4"))]
+    assert names == ["E4", "E4/crest", "E4/under"]
+    assert location_elevation(few, few.parse_location("E4")) == 0
+    assert location_elevation(few, few.parse_location("E4/under")) == -1
+    assert location_elevation(few, few.parse_location("E3")) == -1  # no bridge: IN the stream
+    # a LOS from the bank reaches the bridge; IN the stream beneath it, the banks hide it (A6.3)
+    assert ruling(few, "A4", "E4").clear
+    r = ruling(few, "A4", "E4/under")
+    assert not r.clear and r.blocked_by is not None and r.blocked_by.rule == "A6.3"
+    with pytest.raises(Exception, match="under"):
+        few.parse_location("E3/under")  # only a bridge hex has a Location beneath a bridge
+
+
+def test_b6_on_the_bridge_is_open_ground_and_costs_no_stream(few: Map) -> None:
+    """The deck is Open Ground (chart [terrain.bridge]); onto it Infantry pay 1 MF, not the shallow
+    stream's 3 (B20.42), which IN the stream beneath still costs."""
+    t = tem(few, few.parse_location("E4"), [few.parse_location("A4")])
+    assert t.tem == 0 and "B6" in t.rules()
+    on = move_cost(few, "infantry", "D4", "E4")
+    under = move_cost(few, "infantry", "D4", "E4/under")
+    assert on.allowed and on.cost == 1 and [i.rule for i in on.items] == ["B6"]
+    assert under.allowed and under.cost == 3 and "B20.42" in [i.rule for i in under.items]
+
+
+def test_b6_a_bridge_needs_a_stream_hex() -> None:
+    from asl_terrain.errors import MapError
+
+    with pytest.raises(MapError, match="bridge needs a stream hex"):
+        Map.from_data({"format": "asl-terrain/1", "columns": ["A", "C"], "rows": [1, 3],
+                       "hex": [{"at": ["B2"], "bridge": "stone"}]})
+
+
+def test_b21_water_obstacles_stop_movement_and_not_los(few: Map) -> None:
+    """B21.1: no unit enters a Water Obstacle without special assistance (boats, wading: not modelled);
+    water is no LOS obstacle or Hindrance."""
+    for unit in ("infantry", "cavalry", "vehicle"):
+        r = move_cost(few, unit, "G4", "H4")
+        assert not r.allowed and r.forbidden_by == "B21.1", unit
+    r = ruling(few, "H2", "H5")
+    assert r.clear and r.hindrance_drm == 0
+
+
+def test_b23_71_rowhouse_walls_block_los_and_movement_even_into_their_own_hexes(few: Map) -> None:
+    """B23.71: no LOS through a rowhouse wall, even between the two hexes it divides (a wall or hedge never
+    blocks its own hex, B9.2; a rowhouse wall does), and no movement across it."""
+    for a, b in (("K4", "K5"), ("K5", "K4")):
+        r = ruling(few, a, b)
+        assert not r.clear and r.blocked_by is not None and r.blocked_by.rule == "B23.71", (a, b)
+        assert r.blocked_by.hexside is not None and few.name_of(r.blocked_by.hexside) == "K4-K5"
+    for unit in ("infantry", "cavalry"):
+        r = move_cost(few, unit, "K4", "K5")
+        assert not r.allowed and r.forbidden_by == "B23.71"
+    assert move_cost(few, "infantry", "K4", "L4").allowed
+
+
+def test_not_carried_is_part_of_the_map_and_check_prints_it(tmp_path: Path) -> None:
+    """issue 11: what an import leaves out is in the map file (`not_carried`), loads into
+    Map.not_carried, and `check` prints it."""
+    import clirun
+
+    text = FEW.read_text(encoding="utf-8").replace(
+        'rows    = [1, 8]', 'rows    = [1, 8]\nnot_carried = ["Cliff (hexside): 1 hexside: C4-D3"]')
+    path = tmp_path / "m.toml"
+    path.write_text(text, encoding="utf-8")
+    m = Map.load(path)
+    assert m.not_carried == ("Cliff (hexside): 1 hexside: C4-D3",)
+    res = clirun.run("check", str(path), env={"COLUMNS": "200"})
+    assert res.returncode == 0 and "not carried from the boards: Cliff (hexside): 1 hexside: C4-D3" in res.stdout
+
+
+# ------------------------------------------------------------------ on the boards
+
+
+@needs("bd05")
+def test_bd05_bridges_are_carried_and_the_check_asks_what_plain_los_asks() -> None:
+    """bd05's three single-hex stone bridges over its gully are `bridge = "stone"` hexes (nothing about them
+    left out); the cross-check rules each pair as a plain `los FROM TO` does (the bridge, B6), and agrees
+    with VASL as issue 6 asked."""
+    from asl_terrain.cli.vasl import cross_check
+
+    res = vasl.import_boards(["bd05"])
+    bridges = [h for h in res.map["hex"] if h.get("bridge")]
+    assert sorted(n for h in bridges for n in h["at"]) == ["EE2", "Y8", "Z9"]
+    assert all(h["bridge"] == "stone" and h.get("stream") == "dry" for h in bridges)
+    assert not any("Bridge" in line for line in res.unsupported)
+    m = Map.from_data(res.map, source="<bd05>")
+    r = ruling(m, "S1", "Y8")
+    assert r.elevations[1] == 0  # on the deck, at the gully's Crest level
+    cc = cross_check(m, "bd05", every=5)
+    assert cc.agreement >= 0.99 and cc.clear_agreement >= 0.97, cc.to_json()["per_cause"]
+
+
+@needs("bd08")
+def test_bd08_lake_is_water_and_its_shore_is_passed_as_b10_2_allows() -> None:
+    """bd08's lake is 158 Water Obstacle hexes at level -1 (B21); from the shore (A3, level 0) a LOS passes
+    the crest drawn inside the ADJACENT lower hex A4 to the water beyond (B10.2's exception), as VASL
+    says; a LOS from further back (A2, past A3) that meets the same crest in a non-adjacent hex does not."""
+    res = vasl.import_boards(["bd08"])
+    water = [n for h in res.map["hex"] if h.get("terrain") == "water" for n in h["at"]]
+    assert len(water) == 158 and not any(line.startswith("Water") for line in res.unsupported)
+    m = Map.from_data(res.map, source="<bd08>")
+    assert ruling(m, "A3", "A5").clear
+    r = ruling(m, "A2", "A5")
+    assert not r.clear and r.blocked_by is not None and r.blocked_by.rule == "B10.2"
+
+
+@needs("bd10")
+def test_bd10_rowhouse_walls_are_carried_and_block() -> None:
+    """bd10's ten rowhouse-wall hexsides are imported as `rowhouse_wall` and block LOS into their own hex
+    (B23.71): R7-W8 enters W8 across its rowhouse wall V7-W8, and VASL too says 'Cannot see through'."""
+    res = vasl.import_boards(["bd10"])
+    sides = sorted(n for h in res.map["hexside"] if h.get("rowhouse_wall") for n in h["at"])
+    assert len(sides) == 10 and "V7-W8" in sides
+    assert not any("Rowhouse" in line for line in res.unsupported)
+    m = Map.from_data(res.map, source="<bd10>")
+    r = ruling(m, "R7", "W8")
+    assert not r.clear and r.blocked_by is not None and r.blocked_by.rule == "B23.71"
+
+
+@needs("bd13")
+def test_vasl_check_counts_asl_terrain_wrong_and_unexplained_apart() -> None:
+    """Every class names who is right by its rule; the summary counts the pairs where asl-terrain is wrong
+    (bd13's elevated road is not carried) and the unexplained ones separately."""
+    from asl_terrain.cli.vasl import _VERDICTS, CAUSES, cross_check
+
+    assert all(c.verdict in _VERDICTS for c in CAUSES.values())
+    m = Map.from_data(vasl.import_boards(["bd13"]).map, source="<bd13>")
+    cc = cross_check(m, "bd13", every=11)
+    data = cc.to_json()
+    assert data["asl_terrain_wrong"] == sum(n for k, n in data["per_cause"].items()
+                                            if CAUSES[k].verdict == "asl-terrain wrong")
+    assert data["unexplained"] == data["per_cause"].get("unexplained", 0) + data["per_cause"].get("water", 0)
+    assert data["per_cause"].get("elevated-road", 0) > 0 and data["asl_terrain_wrong"] > 0
+    assert sum(data["per_verdict"].values()) == cc.pairs - cc.agree

@@ -154,6 +154,15 @@ def test_the_page_and_its_own_files_are_served(client: Any) -> None:
     assert "https://" not in r.text and "//cdn" not in r.text
 
 
+def test_a_foreign_host_name_is_refused_when_hosts_are_named(demo: Map) -> None:
+    """serve names the hosts a request may carry: a page of another site that reaches 127.0.0.1 through a
+    name of its own (DNS rebinding) gets 400, not the map."""
+    with TestClient(create_app(demo, allowed_hosts=["127.0.0.1", "localhost"]), base_url="http://127.0.0.1") as c:
+        assert c.get("/api/map").status_code == 200
+        assert c.get("/api/map", headers={"host": "evil.example"}).status_code == 400
+        assert c.post("/api/ask", json=[], headers={"host": "evil.example:8765"}).status_code == 400
+
+
 def test_wrong_methods_are_405(client: Any) -> None:
     assert client.get("/api/ask").status_code == 405
     assert client.post("/api/map").status_code == 405

@@ -702,7 +702,13 @@ def read_colour_board(path: str | Path, table: TerrainTable | None = None,
         im = im.convert("RGB").quantize(256)
     palette = np.array(im.getpalette() or [], dtype=np.int32).reshape(-1, 3)
     indices = np.asarray(im, dtype=np.uint8).T
-    grid = find_grid(indices, palette, read_data_offsets(data_text))
+    cached_rasters = _disk_cache_read(file, ann_path, table)
+    offsets = read_data_offsets(data_text)
+    if cached_rasters is not None and cached_rasters[3] is not None:
+        g = cached_rasters[3]
+        grid = GridFit(g[0], g[1], g[2], g[3], int(g[4]), int(g[5]), int(g[6]), g[7], offsets)
+    else:
+        grid = find_grid(indices, palette, offsets)
     grid_cfg = ann.get("grid", {})
     # VASL's origin: the data file's, else its default (A1 at (0, 32)); the picture's when they differ
     ox = float(grid.data_offsets[0]) if grid.data_offsets[0] is not None else 0.0
@@ -726,7 +732,11 @@ def read_colour_board(path: str | Path, table: TerrainTable | None = None,
     dx0, dy0 = max(shift[0], 0), max(shift[1], 0)
     cw, ch = min(w - sx0, gw - dx0), min(h - sy0, gh - dy0)
     moved[dx0 : dx0 + cw, dy0 : dy0 + ch] = indices[sx0 : sx0 + cw, sy0 : sy0 + ch]
-    reading = classify(moved, palette, meanings, table)
+    if cached_rasters is not None:
+        terrain, elevation, unclassified, _ = cached_rasters
+        reading = ColourReading(terrain, elevation, {}, dict(meanings), unclassified, 0, 0)
+    else:
+        reading = classify(moved, palette, meanings, table)
     name = file.name[2:] if file.name.lower().startswith("bd") else file.name
     building_types = {str(k): str(v) for k, v in ann.get("building_types", {}).items()}
     if "BoardMetadata.xml" in members:  # an LOS board's own building types (how VASL made its LOSData)
@@ -736,8 +746,10 @@ def read_colour_board(path: str | Path, table: TerrainTable | None = None,
             meta = _parse_board_metadata(z.read("BoardMetadata.xml"), f"{source}:BoardMetadata.xml")
         building_types = {**meta.building_types, **building_types}
     geometry = BoardGeometry(columns, rows, gw, gh)
-    _apply_inherent(reading, geometry, table)
-    _apply_building_types(reading, geometry, building_types, table)
+    if cached_rasters is None:
+        _apply_inherent(reading, geometry, table)
+        _apply_building_types(reading, geometry, building_types, table)
+        _disk_cache_write(file, ann_path, table, reading, grid)
     metadata = BoardMetadata(name, "", "", "", image_name, bool((reading.elevation != 0).any()), columns, rows,
                              building_types, {}, (), (), {}, {"colours": "artwork"})
     for r in (reading.terrain, reading.elevation):
@@ -745,6 +757,63 @@ def read_colour_board(path: str | Path, table: TerrainTable | None = None,
     board = ColourBoard(file, metadata, geometry, reading, members, grid, shift, ann, ann_source)
     _CACHE[key] = board
     return board
+
+
+_CACHE_VERSION = "2"  # bump when the reading changes
+
+
+def _cache_file(file: Path, ann_path: Path | None, table: TerrainTable) -> Path | None:
+    """Where the reading of an archive is kept between runs: $ASL_TERRAIN_CACHE, else
+    $XDG_CACHE_HOME/asl-terrain, else ~/.cache/asl-terrain; keyed by the archive's, the annotation's and
+    the terrain table's bytes and this reader's version."""
+    import hashlib
+    import os
+
+    root = os.environ.get("ASL_TERRAIN_CACHE") or os.path.join(
+        os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache"), "asl-terrain")
+    if root.lower() in ("0", "off", "none"):
+        return None
+    h = hashlib.sha1(_CACHE_VERSION.encode())
+    try:
+        h.update(file.read_bytes())
+        if ann_path is not None:
+            h.update(ann_path.read_bytes())
+        if table.source and Path(table.source).is_file():
+            h.update(Path(table.source).read_bytes())
+    except OSError:
+        return None
+    return Path(root) / f"colours-{file.name}-{h.hexdigest()[:20]}.npz"
+
+
+def _disk_cache_read(file: Path, ann_path: Path | None, table: TerrainTable
+                     ) -> tuple[np.ndarray, np.ndarray, list[tuple[RGB, int]], list[float] | None] | None:
+    where = _cache_file(file, ann_path, table)
+    if where is None or not where.is_file():
+        return None
+    try:
+        with np.load(where) as z:
+            unclassified = [((int(r), int(g), int(b)), int(n)) for r, g, b, n in z["unclassified"].tolist()]
+            grid = [float(v) for v in z["grid"].tolist()] if "grid" in z else None
+            return np.array(z["terrain"]), np.array(z["elevation"]), unclassified, grid
+    except (OSError, ValueError, KeyError):
+        return None
+
+
+def _disk_cache_write(file: Path, ann_path: Path | None, table: TerrainTable, reading: ColourReading,
+                      grid: GridFit) -> None:
+    where = _cache_file(file, ann_path, table)
+    if where is None:
+        return
+    try:
+        where.parent.mkdir(parents=True, exist_ok=True)
+        tmp = where.with_suffix(".tmp.npz")
+        unclassified = np.array([[*rgb, n] for rgb, n in reading.unclassified], dtype=np.int64).reshape(-1, 4)
+        g = np.array([grid.x0, grid.y0, grid.dx, grid.dy, grid.columns, grid.rows, grid.dots, grid.residual])
+        np.savez_compressed(tmp, terrain=reading.terrain, elevation=reading.elevation, unclassified=unclassified,
+                            grid=g)
+        tmp.replace(where)
+    except OSError:
+        return
 
 
 _INHERENT_PIXELS = 30  # an inherent terrain drawn with at least this many pixels in a hex fills it

@@ -404,7 +404,8 @@ def _check_param_value(where: str, name: str, v: Any, base: Any, vocab: tuple[st
     elif isinstance(base, str):
         choices = _CHOICES.get(name, (base,))
         if v not in choices:
-            only = "the only reading the engine implements" if len(choices) == 1 else "the readings the engine implements"
+            only = ("the only reading the engine implements" if len(choices) == 1
+                    else "the readings the engine implements")
             problems.append(f"{where}: expected {' or '.join(repr(c) for c in choices)} ({only}), got {_show_got(v)}")
     elif "_drm" in name:
         _number(v, where, Fraction(-10), Fraction(10), Fraction(1),

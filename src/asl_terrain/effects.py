@@ -28,7 +28,7 @@ from typing import Any, Literal
 
 from .chart import Chart, default_chart
 from .errors import QueryError
-from .grid import Hex, Hexside, Point, Trace, Vertex, trace
+from .grid import Hex, Hexside, Point, Trace, Vertex, example_vertex, trace
 from .los import LosRuling, hexsides_entered, location_elevation, location_point, los
 from .model import Conditions, Counter, Location, Map
 from .movement import bypass_hex
@@ -101,7 +101,7 @@ def is_ground_level(m: Map, loc: Location) -> bool:
         return False
     if loc.place == "crest":
         return True
-    return loc.place == "" and not m.terrain(loc.hex).is_stream
+    return loc.place == "" and not m.terrain(loc.hex).is_in_stream(loc.place)
 
 
 def narrow_street_of(m: Map, loc: Location) -> Hexside | None:
@@ -427,9 +427,22 @@ def _location_tem(m: Map, target: Location, attack: str, thread: Trace | None, f
             return c
         c.sentences.append(f"The LOS to the unit in Bypass passes through the {t.terrain} of {m.name_of(h)}, "
                            f"so it takes that TEM ({j.rule}).")
+    if t.is_stream and t.bridge is not None and target.place == "" and not target.level:
+        return bridge_tem(m, target, chart, c)
     if t.is_stream:
         return _stream_tem(m, target, attack, thread, firer, chart, conditions, c, entrenched, unit)
     _terrain_tem(m, target, attack, chart, conditions, c, entrenched)
+    return c
+
+
+def bridge_tem(m: Map, target: Location, chart: Chart, c: _Cover) -> _Cover:
+    """B6: a unit on a bridge (the base Location of a bridge hex) is in Open Ground on its deck, whatever
+    the stream below (chart ``[terrain.bridge]``)."""
+    e = chart.entry("bridge")
+    assert e.tem is not None
+    c.sentences.append(f"A unit on the {m.terrain(target.hex).bridge} bridge in {m.name_of(target.hex)} is in "
+                       f"Open Ground ({e.tem.rule}).")
+    c.rules.append(e.tem.rule)
     return c
 
 
@@ -497,7 +510,7 @@ def _crest_status_tem(m: Map, target: Location, attack: str, firer: Location | N
     if not unit.is_infantry or attack not in _SLOPE_TEM_ATTACKS + ("ft",) or firer is None:
         return
     ft = m.terrain(firer.hex)
-    if firer.hex == target.hex or firer.place == "culvert" or (ft.is_stream and firer.place == "" and not firer.level):
+    if firer.hex == target.hex or firer.place == "culvert" or (ft.is_in_stream(firer.place) and not firer.level):
         c.sentences.append(f"The firer is within the depression of {m.name_of(target.hex)}'s stream: no Crest-status "
                            f"TEM ({p.rule}).")
         c.rules.append(p.rule)
@@ -699,8 +712,10 @@ def _member(m: Map, target: Location, firer: Location | None, attack: str, unit:
     hindrance_items: list[Item] = []
     if firer is not None and attack not in NO_FIRER:
         if aim.bypass is not None and aim.vertex is None:
+            v0 = example_vertex(aim.bypass, m.__contains__)
+            eg = f", e.g. {m.name_of(Location(aim.hex, vertex=v0))}" if v0 is not None else ""
             raise QueryError(f"target: {m.name_of(aim)} is a Bypass position along a hexside; a LOS needs the "
-                             f"vertex form, e.g. {m.name_of(Location(aim.hex, vertex=aim.bypass.vertices()[0]))}")
+                             f"vertex form{eg}")
         r = los(m, firer, aim, chart=chart, conditions=conditions, entrenched=(False, entrenched))
         rng = r.range
         if not r.clear:
@@ -1707,8 +1722,8 @@ def end_of_player_turn(m: Map, units: Sequence[tuple[str, Location]], conditions
             checks.append(Check(typ, name, "P4.23"))
             sentences.append(f"Infantry IN the Stream Culvert {name}: Replacement/Disruption check as if IN a frigid "
                              "Water Obstacle (P4.23).")
-        elif (conditions.frigid and chart.judgment("frigid_in_stream").value and loc.place == ""
-              and not loc.level and t.is_stream and t.stream in frigid_depths):
+        elif (conditions.frigid and chart.judgment("frigid_in_stream").value
+              and not loc.level and t.is_in_stream(loc.place) and t.stream in frigid_depths):
             checks.append(Check(typ, name, "B20.7"))
             sentences.append(f"Infantry IN frigid stream water at {name}: Replacement/Disruption check (B20.7).")
         else:

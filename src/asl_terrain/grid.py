@@ -32,6 +32,7 @@ This module uses the standard library only and imports nothing from the package 
 from __future__ import annotations
 
 import functools
+from collections.abc import Callable
 import math
 import re
 from dataclasses import dataclass
@@ -693,6 +694,18 @@ class Naming:
 
     def __repr__(self) -> str:
         return f"Naming({self.prefix!r})"
+
+
+def example_vertex(hs: Hexside, on_map: Callable[[Hex], bool] | None = None) -> Vertex | None:
+    """An end vertex of ``hs`` to name in a hint ("name it with the vertex form, e.g. ..."): one whose three
+    hexes are all on the map if there is one, else one whose hexes all have names (on an edge hex, column A
+    or row 0, a vertex may touch a hex of column -1 or row -1, which has none); None if neither."""
+    named = [v for v in hs.vertices() if all(h.col >= 0 and h.row >= 0 for h in v.hexes)]
+    if on_map is not None:
+        inside = [v for v in named if all(on_map(h) for h in v.hexes)]
+        if inside:
+            return inside[0]
+    return named[0] if named else None
 
 
 def naming(p: str | Naming) -> Naming:

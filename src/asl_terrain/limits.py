@@ -27,6 +27,8 @@ MAX_MAP_NAME = 200
 MAX_ID = 100
 MAX_LOCATION_NAME = 80
 MAX_HEX_NAME = 24
+#: a movement allowance (MF/MP) in a query or on the command line
+MAX_ALLOWANCE = 1000
 #: queries in one ``ask`` batch
 MAX_BATCH = 10_000
 #: bytes of a map, query or chart file

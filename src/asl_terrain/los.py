@@ -49,7 +49,7 @@ from typing import Any, Literal, Protocol, TypeAlias
 from . import grid
 from .chart import Chart, default_chart
 from .errors import ChartError, QueryError
-from .grid import Hex, Hexside, Naming, Point, Trace, naming
+from .grid import Hex, Hexside, Naming, Point, Trace, example_vertex, naming
 from .model import Conditions, HexTerrain, Location, Map
 from .rulings import Item, distinct, fmt, num
 
@@ -219,7 +219,13 @@ class LosRuling:
         else:
             bb = self.blocked_by
             assert bb is not None
-            s.append(f"blocked by {bb.terrain} at {bb.where(p)} ({bb.rule}).")
+            if self.blind and bb.terrain.endswith(": Blind Hex"):
+                # the Blind Hex is the lower end's hex; the hex named in blocked_by is the obstacle casting it
+                low = self.a if ea < eb else self.b
+                s.append(f"blocked: {p.hex(low.hex)} is a Blind Hex behind the {bb.terrain[:-len(': Blind Hex')]} "
+                         f"at {bb.where(p)} ({bb.rule}).")
+            else:
+                s.append(f"blocked by {bb.terrain} at {bb.where(p)} ({bb.rule}).")
         for h in self.hindrances:
             s.append(f"{h.what} in {p.hex(h.hex)}: +{h.drm} ({h.rule}).")
         if self.up_slope[0] or self.up_slope[1]:
@@ -637,6 +643,7 @@ class _Tables:
         # (top, what, rule, hexside, full): full for bocage, a one-level obstacle (B9.52), not Half-Level
         self.walls: dict[tuple[int, int], tuple[int, str, str, Hexside, bool]] = {}
         self.narrow: set[tuple[int, int]] = set()
+        self.rowhouse: dict[tuple[int, int], tuple[int, Hexside]] = {}  # B23.71: top, hexside
         self.stream_sides: set[tuple[int, int]] = set()
         ups: dict[int, set[Hexside]] = {}
         for hs in list(m._written_hexsides):
@@ -647,6 +654,10 @@ class _Tables:
             for what, on in (("wall", t.wall), ("hedge", t.hedge), ("bocage", t.bocage)):
                 if on:
                     self._add_wall(hs, what)
+            if t.rowhouse_wall:
+                top = max(self.ground_of(h) + _quarters(obstacle_height(m.terrain(h), chart), "rowhouse wall")
+                          for h in hs.hexes if h in m.grid)
+                self.rowhouse[key] = (top, hs)
             if t.slope is not None:
                 for h in hs.hexes:
                     if t.up_slope(h) and h in m.grid:
@@ -669,7 +680,7 @@ class _Tables:
                     self.segments.append((hs.a.centre(), hs.b.centre(), top, hs, ia, ib))
                 else:
                     self._add_wall(hs, "roadblock")
-        for ia, ib in self.walls:
+        for ia, ib in [*self.walls, *self.rowhouse]:
             self.wall_hex[ia] = self.wall_hex[ib] = True
         self.depiction: Depiction = WholeHexDepiction(self.recs, self.touch, self._fill)
         self.artwork = bool(getattr(m, "depiction", None) is not None and m.depiction.follows_artwork)
@@ -837,9 +848,10 @@ class _Tables:
         m = self.m
         m.check_location(loc.base())
         if loc.bypass is not None and loc.vertex is None:
-            v0 = loc.bypass.vertices()
+            v0 = example_vertex(loc.bypass, m.__contains__)
+            eg = f", e.g. {m.name_of(Location(loc.hex, vertex=v0))}" if v0 is not None else ""
             raise QueryError(f"{m.name_of(loc)} is a Bypass position along a hexside; a LOS is traced from a "
-                             f"vertex (A4.34): name it, e.g. {m.name_of(Location(loc.hex, vertex=v0[0]))}")
+                             f"vertex (A4.34): name it{eg}")
         t = m.terrain(loc.hex)
         elev = location_elevation_q(t, loc, self.chart)
         if loc.place == "culvert":
@@ -850,10 +862,10 @@ class _Tables:
             kind = "rooftop"
         elif loc.level:
             kind = "building"
-        elif t.is_stream:
+        elif t.is_in_stream(loc.place):
             kind = "in"
         else:
-            kind = "ground"
+            kind = "ground"  # on a bridge (B6) the deck stands at the Crest level
         if kind in ("in", "culvert"):
             slope_ok = False
         elif self.slope_where == "ground-level":
@@ -925,7 +937,7 @@ def location_elevation_q(t: HexTerrain, loc: Location, chart: Chart) -> int:
         return t.level * _Q
     if loc.level:
         return (t.level + loc.level) * _Q
-    return (t.in_level if t.is_stream else t.level) * _Q
+    return (t.in_level if t.is_in_stream(loc.place) else t.level) * _Q
 
 
 def location_elevation(m: Map, loc: Location, chart: Chart | None = None) -> Fraction:
@@ -1350,6 +1362,7 @@ def _walk(tab: _Tables, contacts: tuple[tuple[Any, ...], ...], base: int, A: _En
     dep_interior = reader.interior
     dep_boundary = reader.boundary
     walls = tab.walls
+    rowhouse = tab.rowhouse
     narrow = tab.narrow
     recs_in = tab.recs_in
     block_at = tab.block_at
@@ -1373,6 +1386,8 @@ def _walk(tab: _Tables, contacts: tuple[tuple[Any, ...], ...], base: int, A: _En
             if not wall_hex[base + c[3]]:
                 continue
             key = (base + c[3], base + c[4])
+            if rowhouse and rowhouse_wall_blocks(rowhouse.get(key), hi, c[1], out):
+                return
             w = walls.get(key)
             if w is None or key[0] in (ia, ib) or key[1] in (ia, ib):
                 continue
@@ -1388,6 +1403,8 @@ def _walk(tab: _Tables, contacts: tuple[tuple[Any, ...], ...], base: int, A: _En
             continue
         elif k == _A:
             a, b = base + c[3], base + c[4]
+            if rowhouse and rowhouse_wall_blocks(rowhouse.get((a, b)), hi, c[1], out):
+                return  # run along: the wall's bar straddles the hexside (A6.1)
             w = walls.get((a, b)) if walls else None
             if w is not None and w[4]:
                 if _along_wall_counts(tab, (a, b), ia, ib) and \
@@ -1432,6 +1449,8 @@ def _walk(tab: _Tables, contacts: tuple[tuple[Any, ...], ...], base: int, A: _En
                     out.clear = False
                     out.block = (c[1], o[4][0], None, f"{o[2]} (Half-Level obstacle)", o[3])
                     return
+                continue
+            if top == hi and kind == _CREST and adjacent_lower_crest(tab, o[4], A, B, ea, eb):
                 continue
             if top > hi or top == hi:
                 out.clear = False
@@ -1514,6 +1533,29 @@ def _along_wall_counts(tab: _Tables, key: tuple[int, int], ia: int, ib: int) -> 
         return True
     walls = tab.walls
     return any(all(tab.side_key(s) in walls for s in v.hexsides()) for v in far)
+
+
+def rowhouse_wall_blocks(rw: tuple[int, Hexside] | None, hi: int, t: float, out: _Outcome) -> bool:
+    """B23.71: a rowhouse wall the thread crosses blocks it unless the LOS's higher end is above the wall's
+    top (the taller building of its two hexes), even where the wall is a hexside of the firer's or target's
+    own hex: units in a rowhouse do not see through its walls. Recorded in ``out``."""
+    if rw is None or rw[0] < hi:
+        return False
+    out.clear = False
+    out.block = (t, None, rw[1], "rowhouse wall", "B23.71")
+    out.rules.append("B23.71")
+    return True
+
+
+def adjacent_lower_crest(tab: _Tables, srcs: tuple[int, ...], A: _End, B: _End, ea: int, eb: int) -> bool:
+    """B10.2's exception: a LOS from a higher Location may always pass through a Crest Line in an ADJACENT
+    lower hex (the B10.2 EX: 15Y4 fires through Y3 to Y2). On a board's artwork the crest of the higher
+    ground can be drawn inside that lower hex (bd08's lake shore): ground there no higher than the viewer,
+    in a hex adjacent to the viewer's whose Base Level is below the viewer's, does not block."""
+    H = A if ea >= eb else B
+    if ea == eb or H.kind not in ("ground", "crest"):
+        return False
+    return all(tab.dist(s, H.idx) == 1 and tab.ground_of(tab.hex_of(s)) < H.base for s in srcs)
 
 
 def bocage_blocks(tab: _Tables, w: tuple[int, str, str, Hexside, bool], key: tuple[int, int], lo: int, hi: int,
@@ -1695,7 +1737,7 @@ def _decide(tab: _Tables, A: _End, B: _End, entrenched: tuple[bool, bool], want_
     comp, base = tab.compiled(A.point, B.point)
     # the plain contacts leave out hexsides crossed, for maps without walls; a thread from a Location IN a
     # stream needs them all the same, to know where it leaves the stream depiction (B20.2)
-    contacts = comp.contacts if tab.walls or A.kind == "in" or B.kind == "in" else comp.plain
+    contacts = comp.contacts if tab.walls or tab.rowhouse or A.kind == "in" or B.kind == "in" else comp.plain
     dep: dict[int, bool] | None = None
     reader = tab.depiction.begin(A.point, B.point)
     if A.kind == "in" or B.kind == "in":
@@ -1753,7 +1795,7 @@ def _decide(tab: _Tables, A: _End, B: _End, entrenched: tuple[bool, bool], want_
                 break
     if want_borderline and comp.nudged is not None and not (dep is not None):
         ref = (out.clear, out.drm if out.clear else None)
-        for cs in (comp.nudged if tab.walls else comp.plain_nudged):  # type: ignore[union-attr]
+        for cs in (comp.nudged if tab.walls or tab.rowhouse else comp.plain_nudged):  # type: ignore[union-attr]
             o2 = _Outcome()
             o2.drm = own_smoke
             _walk(tab, cs, base, A, B, ea, eb, None, o2, fire_lane, reader)

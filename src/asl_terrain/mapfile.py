@@ -26,7 +26,7 @@ FORMAT = "asl-terrain/1"
 
 Terrain = Literal[
     "open", "woods", "pine-woods", "brush", "orchard", "grain", "building", "rubble",
-    "graveyard", "marsh", "shellholes",
+    "graveyard", "marsh", "shellholes", "water",
 ]
 BuildingType = Literal["single-story-house", "two-story-house", "single-hex-two-story-house", "multi-level"]
 StreamDepth = Literal["dry", "shallow", "deep", "flooded"]
@@ -82,6 +82,7 @@ class HexBlock(_Strict):
     culvert: Bool | None = None
     ford: Bool | None = None
     offboard: Bool | None = None
+    bridge: Literal["stone", "wooden"] | None = None
 
     _at = field_validator("at", mode="before")(_one_or_more)
 
@@ -95,6 +96,7 @@ class HexsideBlock(_Strict):
     wall: Bool | None = None
     hedge: Bool | None = None
     bocage: Bool | None = None
+    rowhouse_wall: Bool | None = None
     stream: Bool | None = None
     culvert: Bool | None = None
     crest: Bool | None = None
@@ -184,6 +186,8 @@ class BoardPlacementModel(_Strict):
     columns: Int = Field(33, ge=1, le=limits.MAX_COLUMNS)
     rows: Int = Field(10, ge=1, le=limits.MAX_ROWS)
     flipped: Bool = False  # rotated 180° (VASL's "r05"): its hex names stay those printed on it
+    # VASL overlays laid on the board, as VASL places them: "ARCHIVE HEX1 HEX2" ("ovr1 F5 F4")
+    overlays: list[Annotated[str, Field(min_length=1, max_length=300)]] = Field([], max_length=64)
     version: Name | None = None  # the board version a VASL save was made with (its origin, for the record)
 
 
@@ -192,7 +196,8 @@ class DepictionModel(_Strict):
     depicted whole (hand-made maps); ``kind = "vasl"`` follows the artwork of VASL board archives."""
 
     kind: Literal["whole-hex", "vasl"] = "vasl"
-    terrain_table: str | None = Field(None, max_length=4096)  # VASL's SharedBoardMetadata.xml (default: the VASL data directory's)
+    # VASL's SharedBoardMetadata.xml (default: the VASL data directory's)
+    terrain_table: str | None = Field(None, max_length=4096)
     board: list[BoardPlacementModel] = []
 
 
@@ -211,6 +216,8 @@ class MapFile(_Strict):
     counter: list[Counter] = []
     unit: list[UnitModel] = []
     depiction: DepictionModel | None = None
+    # what an import could not carry, one line per feature with its hexes (import-vasl; issue 11)
+    not_carried: list[Annotated[str, Field(max_length=100_000)]] = []
 
 
 def _loc(parts: tuple[Any, ...]) -> str:
@@ -525,8 +532,9 @@ def _check_blocks(hex_blocks: list[HexBlock | None], side_blocks: list[HexsideBl
 
 
 _HEX_KEYS = ("level", "terrain", "building", "building_type", "upper_levels", "steeple", "building_id",
-             "stairwell", "stream", "culvert", "ford", "offboard")
-_SIDE_KEYS = ("road", "narrow_street", "slope", "fence", "wall", "hedge", "bocage", "stream", "culvert", "crest")
+             "stairwell", "stream", "culvert", "ford", "offboard", "bridge")
+_SIDE_KEYS = ("road", "narrow_street", "slope", "fence", "wall", "hedge", "bocage", "rowhouse_wall", "stream",
+              "culvert", "crest")
 
 
 def _check_merged(hex_blocks: list[HexBlock | None], side_blocks: list[HexsideBlock | None], placed: _Placed,
@@ -571,6 +579,9 @@ def _check_merged(hex_blocks: list[HexBlock | None], side_blocks: list[HexsideBl
             check.add(f"hex {name}", f"a stream cannot run through {v['terrain']!r} (P4.1)")
         if v.get("ford") and not is_stream:
             check.add(f"hex {name}", "a ford needs a stream hex (P4.3, B20.8)")
+        if v.get("bridge") is not None and not is_stream:
+            check.add(f"hex {name}", "a bridge needs a stream hex here (B6: the map format's bridges span streams "
+                      "and gullies)")
     if no_material:
         shown = ", ".join(no_material[:6]) + (", ..." if len(no_material) > 6 else "")
         warnings.append(f"{len(no_material)} building hex(es) with no 'building' material ({shown}): stone is taken "

@@ -37,7 +37,7 @@ from .mapfile import (
     read_map_document,
 )
 
-Place = Literal["", "rooftop", "crest", "culvert"]
+Place = Literal["", "rooftop", "crest", "culvert", "under"]
 _T = TypeVar("_T")
 
 
@@ -97,6 +97,7 @@ class HexTerrain:
     culvert: bool = False
     ford: bool = False
     offboard: bool = False
+    bridge: str | None = None  # B6: "stone" | "wooden", a bridge over this stream hex
 
     @property
     def base_level(self) -> int:
@@ -110,6 +111,14 @@ class HexTerrain:
     @property
     def is_stream(self) -> bool:
         return self.stream is not None
+
+    def is_in_stream(self, place: str) -> bool:
+        """Whether a ground Location with ``place`` is IN the stream: the base Location of a stream hex, or
+        in a bridge hex the Location under the bridge (B6: a unit in a bridge hex is on the bridge unless
+        it is placed beneath it)."""
+        if not self.is_stream:
+            return False
+        return place == "under" if self.bridge is not None else place == ""
 
     @property
     def in_level(self) -> int:
@@ -164,6 +173,7 @@ class HexsideTerrain:
     wall: bool = False
     hedge: bool = False
     bocage: bool = False  # B9.5: a hedge on an earth bank; a one-level LOS obstacle (B9.52)
+    rowhouse_wall: bool = False  # B23.71: the wall between two rowhouse hexes; blocks LOS and movement
     stream: bool = False
     culvert: bool = False
     crest: bool = False
@@ -273,6 +283,7 @@ class BoardPlacement:
     columns: int = 33
     rows: int = 10
     flipped: bool = False
+    overlays: tuple[str, ...] = ()  # VASL overlays laid on the board ("ovr1 F5 F4")
 
     def contains(self, local: Hex) -> bool:
         """Whether a hex in the board's own coordinates is on the board (odd columns also hold row 0)."""
@@ -367,6 +378,7 @@ class Map:
                  counters: tuple[Counter, ...], source: str = "<map>",
                  depiction: Depiction | None = None, units: tuple[PlacedUnit, ...] = ()) -> None:
         self.depiction = depiction if depiction is not None else Depiction()
+        self.not_carried: tuple[str, ...] = ()  # what an import left out of the map (the file's not_carried)
         self.units = units
         self.ssr_parent: Map | None = None  # the map these SSR switches were applied to (Map.with_ssr)
         self._board_prefixes = {b.prefix: b for b in self.depiction.boards if b.prefix}
@@ -409,6 +421,7 @@ class Map:
         new = Map(self.name, self.prefix, self.grid, self.conditions, dict(self._hexes), self._written_hexsides,
                   counters, self.source, depiction=self.depiction, units=self.units)
         new._default = self._default
+        new.not_carried = self.not_carried
         return new
 
     def derived(self, key: Hashable, build: Callable[[], _T], limit: int = 16) -> _T:
@@ -457,6 +470,7 @@ class Map:
         new = Map(self.name, self.prefix, self.grid, cond, hexes, sides, self.counters, self.source, depiction,
                   self.units)
         new._default = self._default
+        new.not_carried = self.not_carried
         new.ssr_parent = self  # the artwork's pixels are the parent's (vasl.map_artwork)
         cache[new_names] = new
         return new
@@ -569,6 +583,8 @@ class Map:
             locs.append(Location(h, 0, "rooftop"))
         if t.is_stream:
             locs.append(Location(h, 0, "crest"))
+        if t.bridge is not None and t.is_stream:
+            locs.append(Location(h, 0, "under"))
         if t.culvert:
             locs.append(Location(h, 0, "culvert"))
         return tuple(locs)
@@ -667,11 +683,11 @@ class Map:
         if sub is not None:
             if sub.isdigit():
                 level = int(sub)
-            elif sub in ("rooftop", "crest", "culvert"):
+            elif sub in ("rooftop", "crest", "culvert", "under"):
                 place = sub
             else:
                 raise BadName(f"{text!r}: '/{sub}' is not a Location; expected a building level number, "
-                              "'rooftop', 'crest' or 'culvert'")
+                              "'rooftop', 'crest', 'culvert' or 'under' (beneath a bridge)")
         loc = self.check_location(Location(h, level, place))  # type: ignore[arg-type]
         at = m["at"]
         if at is None:
@@ -740,7 +756,7 @@ def _describe(t: HexTerrain) -> str:
 
 
 _HEX_KEYS = ("level", "terrain", "building", "building_type", "upper_levels", "steeple", "building_id",
-             "stairwell", "stream", "culvert", "ford", "offboard")
+             "stairwell", "stream", "culvert", "ford", "offboard", "bridge")
 
 
 def _build(mf: MapFile, grid: Grid, source: str) -> Map:
@@ -762,7 +778,7 @@ def _build(mf: MapFile, grid: Grid, source: str) -> Map:
     raw_hs: dict[Hexside, dict[str, Any]] = {}
     for sb in mf.hexside:
         vals = {k: getattr(sb, k) for k in ("road", "narrow_street", "slope", "fence", "wall", "hedge", "bocage",
-                                           "stream", "culvert", "crest") if getattr(sb, k) is not None}
+                                           "rowhouse_wall", "stream", "culvert", "crest") if getattr(sb, k) is not None}
         if "slope" in vals:
             vals["slope"] = Hex.parse(vals["slope"])
         for text in sb.at:
@@ -775,7 +791,8 @@ def _build(mf: MapFile, grid: Grid, source: str) -> Map:
         d = mf.depiction
         base_dir = str(Path(source).resolve().parent) if Path(source).exists() else ""
         depiction = Depiction(d.kind, tuple(BoardPlacement(b.archive, b.prefix, b.column, b.row, b.columns, b.rows,
-                                                           b.flipped) for b in d.board), d.terrain_table, base_dir)
+                                                           b.flipped, tuple(b.overlays)) for b in d.board),
+                              d.terrain_table, base_dir)
     boards = {b.prefix: b for b in depiction.boards if b.prefix} if depiction is not None else {}
 
     def at_hex(text: str) -> Hex:
@@ -829,6 +846,7 @@ def _build(mf: MapFile, grid: Grid, source: str) -> Map:
     m = Map(mf.name or Path(source).stem, mf.prefix, grid, cond, hexes, hexsides, tuple(counters), source,
             depiction)
     m._default = default
+    m.not_carried = tuple(mf.not_carried)
     if mf.unit:
         units: list[PlacedUnit] = []
         for i, u in enumerate(mf.unit):

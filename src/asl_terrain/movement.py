@@ -37,7 +37,7 @@ import gc
 import heapq
 import weakref
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from fractions import Fraction
 from typing import Any
 
@@ -114,6 +114,8 @@ class MoveRuling:
     weather_elevation: bool = False
     notes: tuple[str, ...] = ()
     prefix: str | Naming = ""
+    #: what spoils the B3.4 road bonus on this road-rate move (empty when it keeps it or is no road move)
+    bonus_lost_by: tuple[str, ...] = ()
 
     def rules(self) -> tuple[str, ...]:
         """The distinct rule references of the items (and the forbidding rule), in order."""
@@ -141,6 +143,8 @@ class MoveRuling:
             if self.ffmo_exposed:
                 s += (" Entering at the road rate leaves Infantry subject to Interdiction/FFMO instead of the "
                       "hex's TEM (B3.3).")
+        if self.bonus_lost_by and self.road_rate:
+            s += f" This road move earns no road bonus (B3.4): {', '.join(self.bonus_lost_by)}."
         if self.notes:
             s += " " + " ".join(self.notes)
         return s
@@ -172,6 +176,8 @@ class MoveRuling:
             out["reason"] = self.reason
         out["rules"] = list(self.rules())
         out["explain"] = self.explain()
+        if self.bonus_lost_by:
+            out["road_bonus_lost_by"] = list(self.bonus_lost_by)
         return out
 
 
@@ -193,6 +199,8 @@ class PathRuling:
     reason: str | None = None
     forbidden_by: str | None = None
     prefix: str | Naming = ""
+    #: why a unit that could earn the B3.4 road bonus does not on this path (None when it does, or cannot)
+    bonus_lost: str | None = None
 
     def rules(self) -> tuple[str, ...]:
         """The distinct rule references of the steps, the road bonus (B3.4) and the forbidding rule."""
@@ -217,7 +225,8 @@ class PathRuling:
             s += (f" Every hexside crossed is a road hexside and nothing spoils it, so the road bonus raises "
                   f"the allowance to {fmt(self.allowance)} {self.units} (B3.4).")
         else:
-            s += f" The allowance is {fmt(self.allowance)} {self.units}."
+            s += f" The allowance is {fmt(self.allowance)} {self.units}"
+            s += f" ({self.bonus_lost}, B3.4)." if self.bonus_lost else "."
         if not self.allowed:
             s += f" Not allowed: {self.reason} ({self.forbidden_by})."
         return s
@@ -238,6 +247,8 @@ class PathRuling:
             out["reason"] = self.reason
         out["rules"] = list(self.rules())
         out["explain"] = self.explain()
+        if self.bonus_lost:
+            out["road_bonus_lost"] = self.bonus_lost
         return out
 
 
@@ -622,7 +633,7 @@ def _restamp(r: MoveRuling, frm: Location) -> MoveRuling:
         return r
     return MoveRuling(r.allowed, r.cost, r.units, r.items, frm, r.to, r.reason, r.forbidden_by, r.road_rate,
                       r.ffmo_exposed, r.keeps_road_bonus, r.bypass, r.all_mf, r.bog, r.weather_elevation, r.notes,
-                      r.prefix)
+                      r.prefix, r.bonus_lost_by)
 
 
 def _beyond_grid(v: Vertex) -> bool:
@@ -806,11 +817,11 @@ class _Mover:
 
     def ok(self, frm: Location, to: Location, items: list[Item], *, road: bool = False, ffmo: bool = False,
            keeps: bool = False, bypass: Hexside | None = None, all_mf: bool = False, bog: bool = False,
-           weather: bool = False, notes: tuple[str, ...] = ()) -> MoveRuling:
+           weather: bool = False, notes: tuple[str, ...] = (), bonus_lost: tuple[str, ...] = ()) -> MoveRuling:
         """An allowed move whose cost is the sum of its items; it keeps the road bonus only for a unit that
-        can earn it (B3.4)."""
+        can earn it (B3.4); ``bonus_lost`` names what spoils it."""
         return MoveRuling(True, _total(items), self.units, tuple(items), frm, to, None, None, road, ffmo,
-                          keeps and self.bonus_unit, bypass, all_mf, bog, weather, notes, self.prefix)
+                          keeps and self.bonus_unit, bypass, all_mf, bog, weather, notes, self.prefix, bonus_lost)
 
     def all_ruling(self, frm: Location, to: Location, what: str, rule: str, bog: bool,
                    bypass: Hexside | None = None) -> MoveRuling:
@@ -841,7 +852,7 @@ class _Mover:
         if (self.pays_mp or self.wagon) and self.m.roadblock(hs) is not None:
             raise _NA(f"no vehicle may cross the roadblock on {self.n(hs)}", "B29.4")
         for key, present in (("wall", hst.wall), ("hedge", hst.hedge), ("bocage", hst.bocage),
-                             ("fence", hst.fence)):
+                             ("rowhouse-wall", hst.rowhouse_wall), ("fence", hst.fence)):
             if present:
                 v, rule, _, name = self.cost(key)
                 if v == "NA":
@@ -912,11 +923,21 @@ class _Mover:
         """Whether a road move into ``hexes`` leaves the B3.4 road bonus possible: nothing in them spoils it,
         no roadblock is met on the hexside crossed, and no fence is crossed (judgment
         fence_denies_road_bonus: the fence is the Wire B3.4 names); a slope does not cost it (P2.51)."""
-        if not self.bonus_unit:
-            return False
-        if hst is not None and ((self.fence_denies_bonus and hst.fence) or self.m.roadblock(hst.hexside) is not None):
-            return False
-        return not any(road_bonus_spoilers(self.m, h) for h in hexes if h in self.m)
+        return self.bonus_unit and not self.bonus_spoilers(hexes, hst)
+
+    def bonus_spoilers(self, hexes: Sequence[Hex], hst: HexsideTerrain | None) -> list[str]:
+        """What a road move into ``hexes`` across ``hst`` meets that spoils the B3.4 road bonus, named: the
+        fence (judgment fence_denies_road_bonus), a roadblock on the hexside, and :func:`road_bonus_spoilers`."""
+        out: list[str] = []
+        if hst is not None and self.fence_denies_bonus and hst.fence:
+            tag = self.chart.judgment("fence_denies_road_bonus").tag
+            out.append(f"the barbed-wire fence on {self.n(hst.hexside)} (judgment fence_denies_road_bonus [{tag}])")
+        if hst is not None and self.m.roadblock(hst.hexside) is not None:
+            out.append(f"the roadblock on {self.n(hst.hexside)}")
+        for h in hexes:
+            if h in self.m:
+                out += road_bonus_spoilers(self.m, h)
+        return out
 
     # ------------------------------------------------------------------ entering an adjacent hex
     def entry_prohibitions(self, b: Hex, hs: Hexside, hst: HexsideTerrain, tb: HexTerrain, along_ns: bool) -> None:
@@ -948,6 +969,12 @@ class _Mover:
             parts.append((ov, why, "P4.11", obog))
         return parts
 
+    def bridge_parts(self, tb: HexTerrain) -> list[Part]:
+        """B6: onto a bridge (the base Location of a bridge hex) at the chart's bridge cost, the stream
+        below not entered (the road rate applies where a road crosses the hexside, B3.4)."""
+        v, rule, bog, name = self.cost("bridge")
+        return [(v, f"COT: enters the {tb.bridge} bridge in {self.n(tb.hex)}", rule, bog)]
+
     def crest_parts(self, tb: HexTerrain, hst: HexsideTerrain) -> list[Part]:
         """Entering a stream hex with Crest status across ``hst``: P4.12's costs for Good Order Infantry in
         stream-woods/brush/orchard across a non-stream hexside; otherwise the IN cost plus the MF of
@@ -974,8 +1001,10 @@ class _Mover:
         B3.43)."""
         if to.place == "crest":
             return self.crest_parts(tb, hst)
-        if tb.is_stream:
+        if tb.is_in_stream(to.place):
             return self.stream_parts(tb, hst)
+        if tb.bridge is not None and tb.is_stream:
+            return self.bridge_parts(tb)
         key = self.ground_key(tb)
         v, rule, bog, name = self.cost(key)
         if protection and key == "shellholes" and not self.pays_mp:
@@ -995,7 +1024,7 @@ class _Mover:
             return (f"no road crosses hexside {self.n(hs)}", "B3.4")
         if hst.road is None and not self.ns_crossing_is_road:
             return (f"crossing Narrow Street {self.n(hs)} is not a road hexside crossing", "P5.11")
-        if to.place != "" or tb.is_stream:
+        if to.place != "" or tb.is_in_stream(to.place):
             return (f"the road rate does not take a unit IN a stream or to Crest status ({self.n(to)})", "B3.4")
         if road_negated(self.m, tb.hex):
             return (f"the road in {self.n(tb.hex)} is covered by rubble and treated as non-existent", "B3.43")
@@ -1053,10 +1082,27 @@ class _Mover:
         up = tb.level - ta.level if (hst.crest and tb.level > ta.level) else 0
         weather = self.weather_flag(hst, ta, tb)
         notes = self.entry_notes(hs, hst, weather, declared_vertex)
+        if tb.is_stream and tb.terrain != "open" and hst.stream and to.place in ("", "crest"):
+            other = self.chart.terrain[tb.terrain].name.lower()
+            notes += (f"Entered across stream hexside {self.n(hs)}, the {other} of {self.n(b)} costs nothing more: "
+                      "P4.11 adds it only across a non-stream hexside.",)
         terrain_r = self._option(frm, to, a, b, hs, hst, parts, up, False, notes, weather)
         road_type = road_hexside_type(hst)
         road_problem = self.road_rate_problem(to, tb, hs, hst, road_type, along_ns)
         road_r: MoveRuling | None = None
+        if along_ns and terrain_r.allowed and self.is_obstacle(tb):
+            # the P5.11 EX step: from Bypass along a Narrow Street into the obstacle, its full COT
+            terrain_r = replace(terrain_r, notes=terrain_r.notes + (
+                f"From Bypass along a Narrow Street into the obstacle {self.n(b)}, the unit still pays its full COT, "
+                "never the road rate (P5.11).",))
+        if road_problem is None and road_type is not None and protection and terrain_r.allowed:
+            # B3.43: paying for the hex's protection is the mover's choice against the road rate and bonus
+            what = self.chart.terrain[self.ground_key(tb)].name.lower()
+            terrain_r = replace(terrain_r, notes=terrain_r.notes + (
+                f"Paying the {what} cost of {self.n(b)} for its protection forgoes the road rate across "
+                f"{self.n(hs)} and the road bonus (B3.43).",),
+                bonus_lost_by=(f"it pays for the protection of the {what} in {self.n(b)} (B3.43)",)
+                if self.bonus_unit else ())
         if road_problem is None and road_type is not None and not protection:
             v, rule, _, _ = self.cost("road-" + road_type)
             if isinstance(v, Fraction):
@@ -1123,11 +1169,13 @@ class _Mover:
             self.climb_items(_total(items), up, road, hs, items)
         self.hexside_items(a, hs, hst, items)
         items.extend(self.vehicle_items(b, road))
-        keeps = road and self.keeps_bonus((b,), hst)
+        lost = tuple(self.bonus_spoilers((b,), hst)) if road and self.bonus_unit else ()
+        keeps = road and self.bonus_unit and not lost
         ffmo = road and (self.inf or self.cav) and not self.open_ground(m.terrain(b))
         if bog:
             notes = notes + ("The vehicle must make a Bog check (D8.21).",)
-        return self.ok(frm, to, items, road=road, ffmo=ffmo, keeps=keeps, bog=bog, weather=weather, notes=notes)
+        return self.ok(frm, to, items, road=road, ffmo=ffmo, keeps=keeps, bog=bog, weather=weather, notes=notes,
+                       bonus_lost=lost)
 
     def culvert_entry(self, frm: Location, to: Location, tb: HexTerrain) -> MoveRuling:
         """Entering a Stream Culvert as if INTO another hex of that stream (P4.21): the stream's depth
@@ -1193,8 +1241,12 @@ class _Mover:
                 raise _NA(f"{self.n(h)} has no stairwell: its levels are not linked there", "B23.42")
             d = abs(to.level - frm.level)
             way = "climbs" if to.level > frm.level else "descends"
+            # the stairwell's source is named: mapped, or inherent in a steeple hex (P5.2) or a single-hex
+            # two-story house (P5.3); the cost stays B23.42's
+            stair = ("stairwell" if t.stairwell else "steeple's inherent stairwell (P5.2)" if t.steeple
+                     else "inherent stairwell of a single-hex two-story house (P5.3)")
             return self.ok(frm, to, [Item(self.p_stair * d, f"{way} {d} level{'s' if d > 1 else ''} by the "
-                                                             f"stairwell of {self.n(h)}", "B23.42")])
+                                                             f"{stair} of {self.n(h)}", "B23.42")])
         raise _NA(f"no move links {self.n(frm)} and {self.n(to)}", "B23.42")
 
     # ------------------------------------------------------------------ Bypass
@@ -1469,7 +1521,8 @@ class _Mover:
                     "D2.11")
         total = item.amount + (r.cost if r.cost is not None else ZERO)
         return MoveRuling(True, total, r.units, (item, *r.items), r.frm, r.to, None, None, r.road_rate, r.ffmo_exposed,
-                          r.keeps_road_bonus, r.bypass, r.all_mf, r.bog, r.weather_elevation, r.notes, r.prefix), d
+                          r.keeps_road_bonus, r.bypass, r.all_mf, r.bog, r.weather_elevation, r.notes, r.prefix,
+                          r.bonus_lost_by), d
 
     # ------------------------------------------------------------------ the search's tables
     def node_id(self, loc: Location) -> int:
@@ -1619,7 +1672,7 @@ class _Mover:
                 out.extend(self.entry_rulings(node, Location(b, place="crest")))
             if tb.culvert and node.place == "" and ta.is_stream and self.inf:
                 out.extend(self.entry_rulings(node, Location(b, place="culvert")))
-        if ta.is_stream and can_crest:
+        if ta.is_stream and can_crest and ta.bridge is None:  # a bridge hex: Crest status not modelled
             dest = Location(a, place="" if node.place == "crest" else "crest")
             out.append(self.guard(self.level_change, node, dest, node, dest))
         if ta.is_building and ta.top_level and self.inf:
@@ -1934,13 +1987,15 @@ def path(m: Map, unit: Unit | str | Mapping[str, Any] | None, steps: Sequence[An
         pos = r.to
     road_bonus = bonus and bool(rulings)
     allow = mv.allowance + (mv.p_bonus if road_bonus else ZERO)
+    lost = (None if road_bonus or not rulings else mv.bonus_spoiled_by or
+            (_road_bonus_lost(m, mv, rulings) if any(r.road_rate for r in rulings) else None))
     if total > allow:
         why = (f"it costs {fmt(total)} {mv.units}, more than the allowance of {fmt(allow)}"
                + ("" if road_bonus else (f" ({mv.bonus_spoiled_by})" if mv.bonus_spoiled_by and rulings else
                                           f" ({_road_bonus_lost(m, mv, rulings)})" if rulings else "")))
         return PathRuling(False, total, mv.units, road_bonus, allow, tuple(rulings), start, why,
                           "B3.4" if not road_bonus and mv.bonus_unit else "A4.1", m.names)
-    return PathRuling(True, total, mv.units, road_bonus, allow, tuple(rulings), start, None, None, m.names)
+    return PathRuling(True, total, mv.units, road_bonus, allow, tuple(rulings), start, None, None, m.names, lost)
 
 
 def _road_bonus_lost(m: Map, mv: _Mover, rulings: Sequence[MoveRuling]) -> str:
@@ -1949,7 +2004,10 @@ def _road_bonus_lost(m: Map, mv: _Mover, rulings: Sequence[MoveRuling]) -> str:
         if r.keeps_road_bonus:
             continue
         into = mv.n(r.to) if r.to is not None else "?"
-        spoilers = road_bonus_spoilers(m, r.to.hex) if r.to is not None and r.road_rate else []
+        if r.bonus_lost_by and not r.road_rate:
+            return f"no road bonus: step {i} into {into}: {', '.join(r.bonus_lost_by)}"
+        spoilers = list(r.bonus_lost_by) or (road_bonus_spoilers(m, r.to.hex) if r.to is not None and r.road_rate
+                                             else [])
         if spoilers:
             return f"no road bonus: step {i} into {into} meets {', '.join(spoilers)}"
         if not r.road_rate:
@@ -1972,11 +2030,14 @@ def _dijkstra(mv: _Mover, start: Location,
     s0 = 2 * mv.node_id(start) + (1 if mv.bonus_unit else 0)
     dist: dict[int, int] = {s0: 0}
     pred: dict[int, tuple[int, MoveRuling]] = {}
-    heap: list[tuple[int, int]] = [(0, s0)]
+    # Ties between equal costs go to the earlier push in this search, not to the node ids (which depend on
+    # what earlier queries put in the map's tables): a warm map gives the path a fresh one gives.
+    heap: list[tuple[int, int, int]] = [(0, 0, s0)]
+    seq = 0
     adjacency = mv.adjacency
     pop, push = heapq.heappop, heapq.heappush
     while heap:
-        d, x = pop(heap)
+        d, _, x = pop(heap)
         if d > dist[x]:
             continue
         b = x & 1
@@ -1994,7 +2055,8 @@ def _dijkstra(mv: _Mover, start: Location,
             if old is None or nd < old:
                 dist[y] = nd
                 pred[y] = (x, r)
-                push(heap, (nd, y))
+                seq += 1
+                push(heap, (nd, seq, y))
     return dist, pred
 
 
@@ -2086,7 +2148,8 @@ def reach(m: Map, unit: Unit | str | Mapping[str, Any] | None, start: Location |
         dist, pred = _dijkstra(search, s, mv.allowance)
     nodes = search._nodes
     best: dict[str, tuple[int, int]] = {}
-    for x, d in sorted(dist.items(), key=lambda kv: (kv[1], kv[0])):
+    # by cost, ties in the order this search found them (node ids depend on earlier queries' tables)
+    for x, d in sorted(dist.items(), key=lambda kv: kv[1]):
         name = search.n(nodes[x >> 1])
         if name not in best:
             best[name] = (d, x)

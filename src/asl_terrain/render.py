@@ -101,6 +101,7 @@ DEFAULT_COLORS: dict[str, str] = {
     "graveyard-ground": "#cfd8c0",
     "marsh": "#2d6db3",
     "marsh-ground": "#cfe2e0",
+    "water": "#8fc6e8",
     "shellhole": "#7d5b36",
     "shellhole-fill": "#c8ad84",
     "offboard": "#8f8f8f",
@@ -556,6 +557,8 @@ def _draw_terrain(ctx: _Ctx, g: ET.Element) -> None:
             _draw_marsh(ctx, sub["fields"], h)
         elif kind == "shellholes":
             _draw_shellholes(ctx, sub["fields"], h)
+        elif kind == "water":  # B21: a Water Obstacle, drawn as flat water
+            _el(sub["fields"], "path", d=ctx.hex_path([h]), fill=ctx.c["water"], class_="water")
     off = [h for h in ctx.hexes if ctx.terrain[h].offboard]
     if off:
         _el(g, "path", d=ctx.hex_path(off), fill=ctx.c["offboard"], fill_opacity=0.75, class_="offboard")
@@ -930,7 +933,7 @@ def _legend_layer(ctx: _Ctx, x0: float, y0: float, width: float) -> tuple[ET.Ele
         if any(t.is_building and (t.building == "wooden") == (material == "wooden") for t in terrains):
             items.append((f"building-{material}", f"{material} building",
                           HexTerrain(ref, terrain="building", building=material), nothing))
-    for kind in ("rubble", "graveyard", "marsh", "shellholes"):
+    for kind in ("rubble", "graveyard", "marsh", "shellholes", "water"):
         if any(t.terrain == kind for t in terrains):
             items.append((kind, kind, HexTerrain(ref, terrain=kind), nothing))
     for kind in ("dry", "shallow", "deep", "flooded"):

@@ -109,6 +109,16 @@ def is_paved_road_hex(m: Map, h: Hex) -> bool:
     return any(hs.road == "paved" for hs in m.hexsides_of(h))
 
 
+def _road_hexsides(m: Map, h: Hex) -> list[Hexside]:
+    """The hexsides of ``h`` a paved road crosses that are not also Narrow Streets (P5.1)."""
+    return [hs.hexside for hs in m.hexsides_of(h) if hs.road == "paved" and hs.narrow_street is None]
+
+
+def _road_names(m: Map, h: Hex) -> str:
+    """The real paved road hexsides of ``h``, named for an explanation."""
+    return "hexside " + _names(m, _road_hexsides(m, h))
+
+
 def paved_narrow_street_hexsides(m: Map, h: Hex) -> tuple[Hexside, ...]:
     """The hexsides of ``h`` a paved Narrow Street overprints (P5.1)."""
     return tuple(hs.hexside for hs in m.hexsides_of(h) if hs.narrow_street == "paved")
@@ -166,7 +176,7 @@ def _terrain_key(m: Map, loc: Location) -> str:
     """The key the chart's forbidden-terrain lists (B27.1, B28.1) use for ``loc``'s hex: IN a deep or flooded
     stream is a Water Obstacle (B20.43, B20.44)."""
     t = m.terrain(loc.hex)
-    if t.is_stream and t.stream in ("deep", "flooded") and loc.place in ("", "culvert"):
+    if t.is_stream and t.stream in ("deep", "flooded") and (t.is_in_stream(loc.place) or loc.place == "culvert"):
         return "water-obstacle"
     return t.terrain
 
@@ -363,7 +373,8 @@ def can_set_up(m: Map, item: str, at: Location | None, *, mine_kind: str | None 
     # Fortifications in a hex
     h = at.hex
     paved_ns = paved_narrow_street_hexsides(m, h)
-    paved_road = is_paved_road_hex(m, h)
+    # a real paved road hexside (not one that is also a Narrow Street): P5.14 does not lift B3.5 there
+    paved_road = bool(_road_hexsides(m, h))
     terrain = _terrain_key(m, at)
     if item == "entrenchment":
         forbidden = chart.param("entrenchment_forbidden_terrain")
@@ -371,12 +382,14 @@ def can_set_up(m: Map, item: str, at: Location | None, *, mine_kind: str | None 
             return no("an entrenchment is dug at ground level (B27.1)", "B27.1")
         if terrain in forbidden.value:
             return no(f"an entrenchment may not be dug in {terrain} ({forbidden.rule})", forbidden.rule)
+        if paved_road:  # a real paved road: P5.14 speaks of Narrow Streets only and does not lift B3.5
+            return no(f"{m.name_of(h)} is a paved road hex: a paved road crosses {_road_names(m, h)} (B3.5)"
+                      + (f"; its paved Narrow Street hexside ({_names(m, paved_ns)}) does not lift that (P5.14)"
+                         if paved_ns else ""), "B3.5", *(("P5.14",) if paved_ns else ()))
         if paved_ns:
             return yes(f"hex {m.name_of(h)} has a paved Narrow Street hexside ({_names(m, paved_ns)}), so a "
                        f"Fortification not normally allowed in a paved road hex may be placed (P5.14)",
                        "P5.14", "B3.5")
-        if paved_road:
-            return no(f"{m.name_of(h)} is a paved road hex (B3.5)", "B3.5")
         return yes("nothing in the hex forbids it (B3.5, P5.14 do not apply)", "B3.5")
     if item == "mines":
         forbidden = chart.param("mines_forbidden_terrain")
@@ -386,6 +399,21 @@ def can_set_up(m: Map, item: str, at: Location | None, *, mine_kind: str | None 
             return no(f"no minefield may be set up in {terrain} ({forbidden.rule})", forbidden.rule)
         if _is_interior_building_hex(m, h):
             return no("no minefield may be set up in an interior building hex (B28.1)", "B28.1")
+        if paved_road:  # B3.5 and B28.1 hold in a real paved road hex, a paved Narrow Street beside or not
+            road = f"a paved road crosses {_road_names(m, h)}"
+            also = (f"; its paved Narrow Street hexside ({_names(m, paved_ns)}) does not lift that (P5.14)"
+                    if paved_ns else "")
+            extra = ("P5.14",) if paved_ns else ()
+            if hidden:
+                reveal = bool(paved_ns) and mines_must_be_revealed(m, h, chart)
+                return no(f"hidden mines may not be placed in a paved road hex ({m.name_of(h)}: {road}) (B3.5)"
+                          + also + ("; and beside its paved Narrow Street they must be placed on-map revealed "
+                                    "(P5.142)" if reveal else ""), "B3.5", *extra, *(("P5.142",) if reveal else ()))
+            if mine_kind == "A-T":
+                return yes(f"non-hidden A-T mines may be set up in a paved road hex ({road}) (B28.53)",
+                           "B28.53", "B3.5")
+            return no(f"only non-hidden A-T mines may be set up in a paved road hex ({road}) (B28.1, B28.53)"
+                      + also, "B28.1", "B28.53", "B3.5", *extra)
         if paved_ns:
             reveal = mines_must_be_revealed(m, h, chart)
             if reveal and hidden:
@@ -397,13 +425,6 @@ def can_set_up(m: Map, item: str, at: Location | None, *, mine_kind: str | None 
                            "P5.142", "P5.14", revealed=True)
             return yes(f"every Narrow Street hexside of {m.name_of(h)} is a Crest Line toward a lower hex, so "
                        "they need not be revealed (P5.142 exception); P5.14 allows them", "P5.142", "P5.14")
-        if paved_road:
-            if hidden:
-                return no(f"hidden mines may not be placed in a paved road hex ({m.name_of(h)}) (B3.5)", "B3.5")
-            if mine_kind == "A-T":
-                return yes("non-hidden A-T mines may be set up in a paved road hex (B28.53)", "B28.53", "B3.5")
-            return no("only non-hidden A-T mines may be set up in a paved road hex (B28.1, B28.53)",
-                      "B28.1", "B28.53", "B3.5")
         ns = _narrow_street_hexsides(m, h)
         if ns:
             return yes(f"its Narrow Street hexsides ({_names(m, ns)}) are unpaved, so the mines may be hidden "

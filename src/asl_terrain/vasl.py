@@ -1161,6 +1161,7 @@ _AREA_TERRAIN: dict[str, str] = {
     "Graveyard": "graveyard",
     "Marsh": "marsh",
     "Shellholes": "shellholes",
+    "Water": "water",  # B21: a Water Obstacle (lake, pond) at the level drawn
     "Stone Rubble": "rubble",
     "Wooden Rubble": "rubble",
     "Stone Rubble Ground Level": "rubble",
@@ -1173,7 +1174,12 @@ _STREAMS: dict[str, str] = {
     "Deep Stream": "deep",
     "Flooded Stream": "flooded",
 }
-_HEXSIDE_FLAGS: dict[str, str] = {"Wall": "wall", "Hedge": "hedge", "Bocage": "bocage"}
+# B6: bridges the map carries, over a stream or gully hex (`bridge` key); pontoon and foot bridges are not
+_BRIDGES: dict[str, str] = {"Single Hex Stone Bridge": "stone", "Single Hex Wooden Bridge": "wooden",
+                            "Stone Bridge": "stone", "Wooden Bridge": "wooden"}
+_HEXSIDE_FLAGS: dict[str, str] = {"Wall": "wall", "Hedge": "hedge", "Bocage": "bocage",
+                                  **{f"Rowhouse Wall{s}": "rowhouse_wall"
+                                     for s in ("", ", 1 Level", ", 2 Level", ", 3 Level", ", 4 Level")}}
 _ROADS: dict[str, str] = {"Dirt Road": "dirt", "Paved Road": "paved"}
 # terrain drawn over a road without removing it (the road depiction continues under it)
 _ROAD_OVERPRINTS = ("Shellholes",)
@@ -1225,12 +1231,15 @@ class HexTerrain:
     stream: str | None = None  # "dry" | "shallow" | "deep" | "flooded"
     offboard: bool = False
     vasl_terrain: str = "Open Ground"  # the VASL terrain the hex's terrain was read from
+    bridge: str | None = None  # "stone" | "wooden": a bridge over the stream or gully (B6)
 
     def map_keys(self) -> dict[str, Any]:
         """The hex's keys for a ``[[hex]]`` block, defaults left out."""
         keys: dict[str, Any] = {}
         if self.offboard:
             keys["offboard"] = True
+        if self.bridge:
+            keys["bridge"] = self.bridge
         if self.level:
             keys["level"] = self.level
         if self.terrain != "open":
@@ -1474,6 +1483,7 @@ def derive_board(
         vasl_name = table.name(info["code"])
         level = info["level"]
         terrain, building, upper, building_id, stairwell, stream = "open", None, None, None, False, None
+        bridge: str | None = None
         if class_name == "building":
             type_name = overrides.get(h, vasl_name)
             m = _BUILDING_NAME.fullmatch(type_name)
@@ -1491,7 +1501,11 @@ def derive_board(
             if len(members) > 1:
                 building_id = f"building-{_hex_name(min(members))}"
         elif class_name.startswith("unsupported:"):
-            note(class_name.split(":", 1)[1], name)
+            what = class_name.split(":", 1)[1]
+            if what in _BRIDGES and "depression" in info:
+                bridge = _BRIDGES[what]  # kept if a stream or gully is carried under it (below)
+            else:
+                note(what, name)
         elif class_name != "open":
             terrain = class_name
             if class_name == "rubble":
@@ -1511,8 +1525,12 @@ def derive_board(
                 note(f"{dep_name} in a {terrain} hex (P4.1: a stream runs only with open ground, woods, brush or "
                      "orchard; the stream is left out)", name)
                 stream = None
+        if bridge is not None and stream is None:
+            note(vasl_name, name)
+            bridge = None
         hexes[h] = HexTerrain(
             level=level,
+            bridge=bridge,
             terrain=terrain,
             building=building,
             upper_levels=upper,
@@ -1789,6 +1807,24 @@ def _feature_keys(t: TerrainType) -> dict[str, Any] | None:
     return keys
 
 
+def _ground_under_bridges(board: BoardArchive, table: TerrainTable) -> np.ndarray:
+    """The board's ground elevations (int16) with each bridge pixel lowered to the lowest ground drawn in its
+    hex: a bridge's deck is drawn at the level of the road it carries (bd13's elevated road crosses its
+    stream on bridges drawn at level 1), but a bridge is no hill a thread can be blocked by (B6: at most a
+    Hindrance to Locations beneath it)."""
+    ground = board.elevation.astype(np.int16)
+    codes = [c for c, t in table.types.items() if t.los_category == "BRIDGE"]
+    deck = np.isin(board.terrain, codes)
+    if not deck.any():
+        return ground
+    idx = board.geometry.hex_index_raster().astype(np.int64)
+    lowest = np.full(int(idx.max()) + 2, np.iinfo(np.int16).max, dtype=np.int16)
+    np.minimum.at(lowest, idx[~deck] + 1, ground[~deck])  # index -1 (no hex) goes to slot 0
+    under = lowest[idx[deck] + 1]
+    ground[deck] = np.where(under == np.iinfo(np.int16).max, ground[deck], np.minimum(ground[deck], under))
+    return ground
+
+
 class ThreadSample:
     """The depiction codes under one thread, one sample per pixel step (see :meth:`ArtworkRaster.sample`).
 
@@ -1862,7 +1898,8 @@ class ArtworkRaster:
                 raise MapError(f"board {b.archive_name} at column offset {dc}, row offset {dr}: offsets must be "
                                "even and not negative")
             x0, y0 = int(dc * HEX_WIDTH), int(dr * HEX_HEIGHT)
-            codes = fid_of[b.terrain] * _CODE_STEP + (b.elevation.astype(np.int16) + _ELEV_BIAS).astype(np.uint16)
+            ground = _ground_under_bridges(b, table)
+            codes = fid_of[b.terrain] * _CODE_STEP + (ground + _ELEV_BIAS).astype(np.uint16)
             comb[x0 : x0 + b.grid_width, y0 : y0 + b.grid_height] = codes
             placed.append((b.archive_name, dc, dr))
         self.placements = tuple(placed)
@@ -2210,7 +2247,9 @@ def import_boards(
         depiction["terrain_table"] = terrain_table_ref
     depiction["board"] = [
         {"archive": refs.get(b.archive_name, b.archive_name), "prefix": p, "column": dc, "row": dr,
-         "columns": b.width, "rows": b.height, **({"flipped": True} if isinstance(b, TurnedBoard) else {})}
+         "columns": b.width, "rows": b.height, **({"flipped": True} if isinstance(b, TurnedBoard) else {}),
+         **({"overlays": [str(o) for o in getattr(b, "overlay_placements", ())]}
+            if getattr(b, "overlay_placements", None) else {})}
         for (b, dc, dr), p in zip(placed, prefixes)
     ]
     out["depiction"] = depiction
@@ -2228,6 +2267,8 @@ def import_boards(
         if not p:
             unsupported.append(f"board prefix: {b.archive_name} has no prefix of its own (its name {b.name!r} "
                                "is used by another board or gives none); name its hexes on the map's grid")
+    if unsupported:  # the map file says what it leaves out, not only its comment block (issue 11)
+        out["not_carried"] = list(unsupported)
     return BoardImport(out, unsupported, [(b, dc, dr, p) for (b, dc, dr), p in zip(placed, prefixes)],
                        annotations)
 
@@ -2332,6 +2373,10 @@ def load_artwork(depiction: Any) -> ArtworkRaster:
             raise MapError(f"the map's artwork depiction needs board archive {b.archive!r}: {exc} "
                            f"(paths are relative to the map file; archive names are looked up in the VASL "
                            f"data directory, ${_ENV_VAR})") from None
+        if getattr(b, "overlays", ()):
+            from asl_terrain.overlays import lay_overlays  # overlays laid on the board (VASL's ovr archives)
+
+            archive = lay_overlays(archive, b.overlays, depiction.base, table)
         boards.append((TurnedBoard(archive) if getattr(b, "flipped", False) else archive, b.column, b.row))
     return _with_ssr(ArtworkRaster(boards, table), tuple(getattr(depiction, "ssr", ())))
 

@@ -13,6 +13,7 @@ Imports: the engines, model, chart, rulings, units. Never cli or render.
 from __future__ import annotations
 
 import json
+import math
 import re
 import sys
 from collections.abc import Callable, Iterable, Iterator, Mapping
@@ -128,6 +129,8 @@ class Query:
             return default
         if isinstance(v, bool) or not isinstance(v, (int, float)):
             raise QueryError(f"{key}: expected a number, got {v!r}")
+        if isinstance(v, float) and not math.isfinite(v):  # JSON's NaN, Infinity, 1e999
+            raise QueryError(f"{key}: expected a finite number, got {v!r}")
         if minimum is not None and v < minimum:
             raise QueryError(f"{key}: expected a number >= {minimum}, got {v!r}")
         return v

@@ -8,8 +8,10 @@ Imports: movement, errors, and the registry of this package.
 
 from __future__ import annotations
 
+from fractions import Fraction
 from typing import Any
 
+from .. import limits
 from ..errors import QueryError
 from ..movement import (
     MoveRuling,
@@ -35,7 +37,11 @@ def _known(q: Query, keys: set[str]) -> None:
 
 
 def _allowance(q: Query) -> Any:
-    return q.number("allowance", minimum=0)
+    a = q.number("allowance", minimum=0)
+    if a is not None and (a > limits.MAX_ALLOWANCE or Fraction(str(a)).denominator > 1000):
+        raise QueryError(f"allowance: expected a number of MF/MP from 0 to {limits.MAX_ALLOWANCE} with at most "
+                         f"three decimals, got {a!r}")
+    return a
 
 
 @handler("move")

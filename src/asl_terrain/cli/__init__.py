@@ -234,7 +234,10 @@ def format_value(v: Any) -> str:
         return format_number(v)
     if isinstance(v, dict):
         if "terrain" in v and "rule" in v and ("hex" in v or "hexside" in v):
-            return f"{v['terrain']} at {v.get('hexside') or v.get('hex')} ({v['rule']})"
+            what = str(v["terrain"])
+            if what.endswith(": Blind Hex"):  # the hex named is the obstacle casting it, not the Blind Hex
+                what = "a Blind Hex behind the " + what[:-len(": Blind Hex")]
+            return f"{what} at {v.get('hexside') or v.get('hex')} ({v['rule']})"
         return ", ".join(f"{k} {format_value(x)}" for k, x in v.items()) or "none"
     if isinstance(v, (list, tuple)):
         if not v:

@@ -73,7 +73,7 @@ def write_new_file(path: Path, data: bytes, option: str, force: bool, inputs: It
 def render(
     map_file: Optional[Path] = typer.Argument(None, metavar="[MAP]", help="Map file (default: the demo map)."),
     output: Path = typer.Option(Path("map.svg"), "-o", "--output", help="Output file: .svg or .png."),
-    size: float = typer.Option(36.0, help="Hex size in pixels (centre to vertex)."),
+    size: float = typer.Option(36.0, min=4.0, max=200.0, help="Hex size in pixels (centre to vertex)."),
     force: bool = typer.Option(False, "--force", help="Replace the output file if it exists."),
 ) -> None:
     """Draw a map as SVG or PNG, as an ASL player draws it: terrain, hexside features, counters, hex names.
@@ -172,6 +172,8 @@ def check(
     for w in warnings:
         console.print(f"[bold yellow]warning:[/] {escape(w)}", soft_wrap=True)
     n_hexsides = len(m._written_hexsides)
+    for line in m.not_carried:  # what import-vasl could not carry (the file's not_carried)
+        console.print(f"[bold yellow]not carried from the boards:[/] {escape(line)}", soft_wrap=True)
     console.print(f"{escape(m.source)}: map {escape(repr(m.name))}, prefix {m.prefix!r}, {m.grid.describe()}, "
                   f"{len(m)} hexes, {n_hexsides} hexsides written, {len(m.counters)} counters: OK"
                   + (f" ({len(warnings)} warning{'s' if len(warnings) != 1 else ''})" if warnings else ""))

@@ -39,7 +39,7 @@ def los_command(
     output: Optional[Path] = typer.Option(None, "-o", "--output", help="Draw the thread: .svg or .png."),
     entrenched_from: bool = typer.Option(False, "--entrenched-from", help="A is entrenched (B9.21)."),
     entrenched_to: bool = typer.Option(False, "--entrenched-to", help="B is entrenched (B9.21)."),
-    size: float = typer.Option(36.0, help="Hex size in pixels for -o."),
+    size: float = typer.Option(36.0, min=4.0, max=200.0, help="Hex size in pixels for -o."),
     force: bool = typer.Option(False, "--force", help="Replace the -o file if it exists."),
     smoke: Optional[list[str]] = SMOKE_OPT,
     wreck: Optional[list[str]] = WRECK_OPT,
@@ -96,7 +96,7 @@ def viewshed_command(
     level: Optional[int] = typer.Option(None, "--level", min=0, help="Look at each hex's building level N "
                                         "where it has one, instead of ground level."),
     output: Optional[Path] = typer.Option(None, "-o", "--output", help="Draw the viewshed: .svg or .png."),
-    size: float = typer.Option(36.0, help="Hex size in pixels for -o."),
+    size: float = typer.Option(36.0, min=4.0, max=200.0, help="Hex size in pixels for -o."),
     force: bool = typer.Option(False, "--force", help="Replace the -o file if it exists."),
     smoke: Optional[list[str]] = SMOKE_OPT,
     wreck: Optional[list[str]] = WRECK_OPT,

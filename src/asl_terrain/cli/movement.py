@@ -242,7 +242,7 @@ def reach_command(
     mp: Optional[float] = typer.Option(None, "--mp", help="Same as --allowance (MP)."),
     output: Optional[Path] = typer.Option(None, "-o", "--output", help="Draw the reach map: .svg or .png."),
     paths: bool = typer.Option(False, "--paths", help="With -o: draw the cheapest paths."),
-    size: float = typer.Option(36.0, help="Hex size in pixels for -o."),
+    size: float = typer.Option(36.0, min=4.0, max=200.0, help="Hex size in pixels for -o."),
     limit: int = typer.Option(40, help="Rows of the cost table to print (0: all)."),
     force: bool = typer.Option(False, "--force", help="Replace the -o file if it exists."),
     smoke: Optional[list[str]] = SMOKE_OPT,

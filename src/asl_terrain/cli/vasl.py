@@ -114,6 +114,9 @@ def import_vasl(
                                          "to right, rows top to bottom); default: side by side."),
     name: Optional[str] = typer.Option(None, "--name", help="The map's name."),
     force: bool = typer.Option(False, "--force", help="Replace the -o file if it exists (never an input)."),
+    overlay: list[str] = typer.Option([], "--overlay", help='A VASL overlay laid on a board as VASL places it: '
+                                      '"ovr1 F5 F4" (its origin on F5, turned as F4 lies from F5), or '
+                                      '"bd01:ovr1 F5 F4" to name the board; repeatable.'),
     boards: Optional[Path] = typer.Option(None, "--boards", help="The folder holding the board archives (else "
                                           "$ASL_TERRAIN_VASL, then VASL's boards folder, ~/VASL/boards)."),
 ) -> None:
@@ -125,6 +128,8 @@ def import_vasl(
     Examples:
     asl-terrain import-vasl bd01 -o bd01.toml                       (one board)
     asl-terrain import-vasl bd01 bd02 --layout "bd01;bd02" -o two.toml   (bd02 below bd01)
+    asl-terrain import-vasl bdST -o st.toml                          (a KGP map, read from its artwork)
+    asl-terrain import-vasl bd01 --overlay "ovr1 F5 F4" -o o.toml    (overlay 1 laid on board 1)
     asl-terrain import-vasl bd02 bd04 --layout "bd02;rbd04" -o t.toml   (bd04 turned 180°, VASL's r04)
     asl-terrain import-vasl "Hill 621 (Scenario E).vsav" -o hill.toml   (a saved game; --boards DIR: its boards)
     """
@@ -147,6 +152,22 @@ def import_vasl(
     read = [vasl.read_board(vasl.find_board(a, boards) if boards is not None and not Path(a).exists() else a)
             for a in archives]
     out_dir = output.parent if str(output.parent) else Path(".")
+    if overlay:
+        from ..overlays import lay_overlays, parse_placement
+
+        laid: dict[int, list[str]] = {}
+        for text in overlay:
+            board_name, sep, rest = text.partition(":")
+            if not sep:
+                board_name, rest = read[0].archive_name, text
+            which = [i for i, b in enumerate(read) if board_name in (b.archive_name, archives[i])]
+            if not which:
+                raise UserError(f"--overlay {text!r}: no board {board_name!r} among "
+                                f"{', '.join(b.archive_name for b in read)}")
+            place = parse_placement(rest)
+            ref = _archive_ref(place.archive, out_dir)
+            laid.setdefault(which[0], []).append(f"{ref} {place.hex1} {place.hex2}")
+        read = [lay_overlays(b, laid.get(i, []), str(out_dir), table) for i, b in enumerate(read)]
     refs = {b.archive_name: _archive_ref(a, out_dir) for a, b in zip(archives, read)}
     table_ref = _archive_ref(str(terrain_table), out_dir) if terrain_table else None
     result = vasl.import_boards(read, table, layout=layout, name=name, archive_refs=refs,
@@ -217,7 +238,7 @@ class Cause:
     key: str
     title: str
     rule: str
-    verdict: str  # "VASL" (VASL is wrong by the rule), "asl-terrain", "borderline", or "limit"
+    verdict: str  # a key of _VERDICTS
     explanation: str
 
 
@@ -231,19 +252,19 @@ CAUSES: dict[str, Cause] = {c.key: c for c in (
           "threads, and with a slightly shallower slope) touches it where asl-terrain's one-pixel thread does "
           "not, or the reverse. A6.1 traces a thread from centre dot to centre dot; a thread that only grazes "
           "the edge of the artwork is the borderline case the engine reports as `borderline`."),
-    Cause("hexside-vertex", "Wall or hedge touched at a vertex", "B9.2", "borderline",
+    Cause("hexside-vertex", "Wall or hedge touched at a vertex", "B9.2", "judgment",
           "The thread passes through a vertex where wall or hedge hexsides end (or runs along one), touching "
           "the wall's corner without crossing from one side of the wall to the other. asl-terrain rules a wall "
           "as hexside terrain that blocks a same-level thread crossing its hexside (B9.2), not one of the "
           "firer's or target's own hexsides, and a wall run along lengthwise only if it does not touch their "
-          "hexes; a thread that only touches the wall at a vertex does not cross it. VASL blocks wherever its "
-          "walk meets the wall's pixels, which are drawn across the vertex. A vertex case: VASL's documentation "
-          "lists vertex cases among its known gaps."),
+          "hexes; a thread that only touches a lone wall at its end vertex does not cross it "
+          "(judgment.wall_vertex_both_sides). VASL blocks wherever its walk meets the wall's pixels, which are "
+          "drawn across the vertex. VASL's documentation lists vertex cases among its known gaps."),
     Cause("hexside-near-end", "Walls near the firer or target", "B9.2", "asl-terrain",
           "The thread crosses a wall or hedge hexside one hex away from the firer or the target. B9.2 exempts only "
           "the hexsides of the firer's and the target's own hexes; VASL also passes over wall and hedge pixels "
           "whose nearest hexside location is in a hex adjacent to them, or on a hexspine of their hexes."),
-    Cause("hexside-level", "Walls on hills", "B9.2", "asl-terrain",
+    Cause("hexside-level", "Walls on hills", "B9.2", "judgment",
           "A wall or hedge on a hexside between two Base Levels, crossed by a LOS between two Locations at the "
           "higher level. asl-terrain stands the wall half a level above the higher of its two hexes, so it "
           "blocks that same-level LOS (B9.2; KGP's Hillside Walls, P6, are not among the rules it decides); "
@@ -254,6 +275,16 @@ CAUSES: dict[str, Cause] = {c.key: c for c in (
           "wall (the artwork of a short or thick wall spills past the hexside's end, or the hexside holds too "
           "little of it to be a wall hexside). B9.1 makes a wall or hedge a hexside feature: what is not a "
           "wall hexside does not block."),
+    Cause("bocage-spill", "Bocage artwork off its hexside", "B9.5", "asl-terrain",
+          "VASL blocks with 'Cannot see through/over bocage' where its walk meets bocage pixels, but the thread "
+          "crosses no bocage hexside of the map: the bocage drawn on a hexside of the firer's or target's own "
+          "hex (never an obstacle to its own hex, B9.2 as B9.5 applies it) or spilling past a bocage "
+          "hexside's end onto a hexside that carries none. Bocage is hexside terrain (B9.5 with B9.1)."),
+    Cause("bocage-vertex", "Bocage touched at a vertex", "B9.52", "judgment",
+          "The thread passes the end vertex of a bocage hexside (or runs along one) without crossing it. As for "
+          "walls and hedges, asl-terrain blocks there only where bocage lies on both sides of the thread "
+          "(judgment.wall_vertex_both_sides, B9.1/B9.2); VASL blocks wherever its walk meets bocage pixels drawn "
+          "across the vertex."),
     Cause("crest", "Hill crest between Base Levels", "B10.2", "borderline",
           "A hill's crest line is drawn a few pixels inside one of its hexes; VASL's walk and asl-terrain's "
           "thread meet the higher ground over a different handful of pixels (B10.2: the thread is blocked by "
@@ -263,28 +294,53 @@ CAUSES: dict[str, Cause] = {c.key: c for c in (
           "one lies in its Blind Hexes (A6.4). A multi-level building stands its top Location's level + ½ "
           "(B23.2: a building with a 1st level is a 1½-level obstacle); VASL's Blind Hex formula uses whole-"
           "level heights (1 for that building), so it finds one Blind Hex fewer behind it."),
-    Cause("cliff", "Cliff hexsides", "B11", "limit",
+    Cause("cliff", "Cliff hexsides (not carried)", "B11", "asl-terrain wrong",
           "The thread passes a cliff hexside. The map format has no cliffs yet, so the import lists them as "
           "not carried and the engine sees only the hill levels either side; VASL counts the Blind Hexes behind "
           "a cliff without the crest-line reduction (B10.23 applies to crests, not cliffs)."),
+    Cause("water", "A Water Obstacle end, not otherwise explained", "B21", "unexplained",
+          "One end is a Water Obstacle hex (a lake or pond, `terrain = \"water\"`, at the level drawn: bd08's lake "
+          "at -1 below its cliffs) and no other class explains the difference. Water itself has no LOS effect "
+          "(B21); the shore drawn inside an adjacent lower hex is passed as B10.2 allows. What is left is "
+          "mostly VASL meeting wall or cliff artwork at the shore; no rule was found that decides it."),
+    Cause("rowhouse", "Rowhouse wall met beside or at a vertex", "B23.71", "judgment",
+          "VASL blocks with 'Cannot see through rowhouse wall' where its walk meets the wall's black bar, but "
+          "the thread crosses no rowhouse-wall hexside of the map (it passes the wall's end vertex, or VASL's "
+          "two-pixel walk touches the bar beside the hexside it crosses). asl-terrain rules a rowhouse wall "
+          "(`rowhouse_wall`, B23.71) by its hexside, as B9.1 rules a wall."),
+    Cause("rowhouse-hexside", "Rowhouse wall: the hexside or the drawn bar", "B23.71", "judgment",
+          "asl-terrain blocks where the thread crosses a rowhouse-wall hexside, its whole length, even into its "
+          "own hex (B23.71: a rowhouse's walls block LOS and movement); the bar VASL reads is drawn along the "
+          "middle of the hexside only (bd10 W4-W5: about 55 % of it), and VASL lets a thread crossing near "
+          "the hexside's ends pass. The chart's `[hexside.rowhouse-wall]` notes this reading."),
+    Cause("elevated-road", "Elevated roads (not carried)", "B6.4", "asl-terrain wrong",
+          "One end is on, or the thread crosses, an elevated road (bd13's, level 1 over level-0 ground). The "
+          "import does not carry elevated roads: it lists them and writes their hexes at the ground level drawn "
+          "under the road."),
+    Cause("bridge", "Bridges as Hindrances (not modelled)", "B6", "asl-terrain wrong",
+          "One end is on a bridge (the base Location of a bridge hex, B6) or the thread crosses a bridge hex. "
+          "asl-terrain stands the bridge Location at the Crest level but does not model the bridge as a LOS "
+          "Hindrance to Locations below it."),
     Cause("depression", "Depression rules (A6.3)", "A6.3", "asl-terrain",
           "A Location IN a gully or stream: asl-terrain applies A6.3 hex by hex (the elevation difference must "
           "be at least the range from the last hex within the depression); VASL tests pixel ground levels along "
           "the walk."),
-    Cause("slope", "Slopes and orchards (P2.3)", "P2.3", "asl-terrain",
-          "One end is Up-Slope (¾ level higher, P2.3) and the thread passes an in-season orchard. VASL makes the "
-          "orchard's upper part block LOS to an Up-Slope Location (it treats the slope like a hillock); "
-          "asl-terrain keeps the orchard a Hindrance between Locations of one Base Level, Up-Slope or not "
-          "(judgment.orchard_same_base_level, B14.2 with P2.3), and the Up-Slope end sees over that 0-level "
-          "Hindrance (param.hindrance_height)."),
-    Cause("other", "Other", "A6.1", "asl-terrain",
-          "Not classified automatically; see the examples."),
+    Cause("slope", "Slopes (P2.3)", "P2.3", "judgment",
+          "One end is Up-Slope (¾ level higher, P2.3), or VASL applies its slope rule. VASL treats a slope like "
+          "a hillock (its documented gap): it makes an orchard block LOS to an Up-Slope Location and skips its "
+          "bocage test where slopes are involved. asl-terrain keeps an orchard a Hindrance between Locations "
+          "of one Base Level (judgment.orchard_same_base_level, B14.2 with P2.3) and rules bocage by B9.52 "
+          "with the Up-Slope elevation."),
+    Cause("unexplained", "Unexplained", "A6.1", "unexplained",
+          "Not classified by any rule above; see the examples."),
 )}
 
 
 _VERDICTS = {"VASL": "VASL is wrong", "asl-terrain": "asl-terrain follows the rule",
-             "borderline": "borderline: either answer within a pixel or at a vertex",
-             "limit": "asl-terrain cannot express it yet"}
+             "borderline": "borderline: either answer within a pixel of the artwork (A6.1)",
+             "judgment": "a documented judgment call",
+             "asl-terrain wrong": "asl-terrain is wrong: the terrain is not carried or not modelled yet",
+             "unexplained": "unexplained"}
 
 
 @dataclass
@@ -327,6 +383,13 @@ class CrossCheck:
             c[g.cause] += g.count
         return c
 
+    def per_verdict(self) -> Counter[str]:
+        """Disagreements by who is right by the deciding rule (a key of ``_VERDICTS``)."""
+        c: Counter[str] = Counter()
+        for g in self.groups.values():
+            c[CAUSES[g.cause].verdict] += g.count
+        return c
+
     def to_json(self) -> dict[str, Any]:
         return {
             "board": self.board,
@@ -338,6 +401,9 @@ class CrossCheck:
             "per_reason": {r: {"pairs": n, "agree": a, "agreement": round(a / n, 5)}
                            for r, (n, a) in sorted(self.per_reason.items(), key=lambda kv: -kv[1][0])},
             "per_cause": dict(self.per_cause().most_common()),
+            "per_verdict": dict(self.per_verdict().most_common()),
+            "asl_terrain_wrong": self.per_verdict()["asl-terrain wrong"],
+            "unexplained": self.per_verdict()["unexplained"],
             "causes": {k: {"title": c.title, "rule": c.rule, "verdict": c.verdict, "explanation": c.explanation}
                        for k, c in CAUSES.items() if k in self.per_cause()},
             "disagreements": [
@@ -376,21 +442,6 @@ def _placement(m: Map, board: str) -> tuple[int, int]:
                     f"{board}")
 
 
-def _vasl_levels(oracle_file: Path, board: str, raster: vasl.ArtworkRaster | None) -> dict[str, int]:
-    """VASL's base level of each hex (its centre Location's level), by the board's own hex names."""
-    from .. import vasl
-
-    tsv = oracle_file.with_name(f"{board}.hexes.tsv")
-    if tsv.is_file():
-        return {h.name: h.base_level for h in vasl.read_oracle_hexes(tsv)}
-    if raster is not None:
-        for archive, _, _ in raster.archives:
-            if archive.archive_name == board:
-                return {name: int(archive.elevation_at(*archive.hex_centre(name))) for name in
-                        (vasl.BoardGeometry.name(h) for h in archive.geometry.hexes)}
-    return {}
-
-
 def _verdict(r: Any) -> str:
     if r.clear:
         return "clear"
@@ -403,8 +454,9 @@ def cross_check(m: Map, oracle: str, chart: Chart | None = None, *, examples: in
     """Run every ordered pair of ``oracle`` (VASL's ERROR and same-hex pairs left out) through the LOS
     engine and compare blocked/clear.
 
-    VASL's centre Location is the hex's base Location, except in a stream or gully hex whose VASL base
-    level is the Crest level (a bridge over the depression): there it is the Crest-status Location.
+    Each pair is ruled exactly as a user's plain ``los FROM TO`` is: from the base Location of one hex to
+    the base Location of the other (on a bridge hex, the bridge, B6), which is what VASL's centre
+    Location is.
     """
     from .. import vasl
 
@@ -413,17 +465,13 @@ def cross_check(m: Map, oracle: str, chart: Chart | None = None, *, examples: in
     oracle_file, board = _oracle_paths(oracle)
     dc, dr = _placement(m, board)
     raster = vasl.map_artwork(m) if m.depiction.follows_artwork else None
-    levels = _vasl_levels(oracle_file, board, raster)
     locs: dict[str, Location] = {}
 
     def location(name: str) -> Location:
         loc = locs.get(name)
         if loc is None:
             col, row = vasl._parse_hex(name)
-            h = Hex(col + dc, row + dr)
-            t = m.terrain(h)
-            place = "crest" if t.is_stream and levels.get(name) == t.level else ""
-            loc = locs[name] = Location(h, 0, place)  # type: ignore[arg-type]
+            loc = locs[name] = Location(Hex(col + dc, row + dr))  # what `los FROM TO` names
         return loc
 
     res = CrossCheck(board)
@@ -469,30 +517,94 @@ _OBSTACLE_REASONS = ("Terrain is higher", "Must have a height advantage", "blind
                      "Half level terrain")
 
 
-def classify(m: Map, raster: vasl.ArtworkRaster | None, line: vasl.OracleLine, r: Any) -> str:
-    """The cause (a key of :data:`CAUSES`) of one disagreement with VASL; ``r`` is the engine's ruling
-    with its A6.1 ``borderline`` flag computed."""
+def _vasl_terrain_met(raster: vasl.ArtworkRaster, r: Any) -> tuple[set[str], set[str]]:
+    """The VASL terrain names under the two end hexes' centre dots, and those VASL's own walk of this
+    ruling's thread meets (end hexes included)."""
     from .. import vasl
-
     from ..los import location_point
 
+    start = tuple(int(v) for v in raster.los_point(location_point(r.a)))
+    end = tuple(int(v) for v in raster.los_point(location_point(r.b)))
+    ends: set[str] = set()
+    met: set[str] = set()
+    walk = vasl.vasl_walk(start, end)  # type: ignore[arg-type]
+    for archive, dc, dr in raster.archives:
+        x0, y0 = int(dc * vasl.HEX_WIDTH), int(dr * vasl.HEX_HEIGHT)
+        codes = set()
+        for x, y in walk:
+            lx, ly = x - x0, y - y0
+            if 0 <= lx < archive.grid_width and 0 <= ly < archive.grid_height:
+                codes.add(int(archive.terrain[lx, ly]))
+        for x, y in (start, end):
+            lx, ly = x - x0, y - y0
+            if 0 <= lx < archive.grid_width and 0 <= ly < archive.grid_height:
+                ends.add(raster.table.name(int(archive.terrain[lx, ly])))
+        met |= {raster.table.name(c) for c in codes}
+    return ends, met
+
+
+_WATER = ("Water", "Shallow Water")
+_HEXES_WITH: dict[tuple[int, str], frozenset[Hex]] = {}
+
+
+def _hexes_with(raster: vasl.ArtworkRaster, name: str) -> frozenset[Hex]:
+    """The map hexes holding any pixel of VASL terrain ``name`` (cached per raster)."""
+    key = (id(raster), name)
+    got = _HEXES_WITH.get(key)
+    if got is None:
+        import numpy as np
+
+        out: set[Hex] = set()
+        codes = [c for c, t in raster.table.types.items() if t.name == name]
+        for archive, dc, dr in raster.archives:
+            mask = np.isin(np.asarray(archive.terrain), codes)
+            if mask.any():
+                hexes = list(archive.geometry.hexes)
+                for i in np.unique(archive.geometry.hex_index_raster()[mask]):
+                    if i >= 0:
+                        c, r = hexes[int(i)]
+                        out.add(Hex(c + dc, r + dr))
+        got = _HEXES_WITH[key] = frozenset(out)
+    return got
+
+
+def classify(m: Map, raster: vasl.ArtworkRaster | None, line: vasl.OracleLine, r: Any) -> str:
+    """The cause (a key of :data:`CAUSES`) of one disagreement with VASL; ``r`` is the engine's ruling
+    with its A6.1 ``borderline`` flag computed. Terrain the map does not carry is named first: where it
+    lies on the thread, asl-terrain's answer is not the rules' answer whatever else is met."""
     bb = r.blocked_by
     vasl_reason = line.reason if line.blocked else ""
     if not r.clear and bb is not None and bb.terrain.startswith("Hindrance total"):
         return "hindrance-count"
     if "up-slope" in vasl_reason.lower() or r.up_slope[0] or r.up_slope[1]:
         return "slope"
+    if "rowhouse" in vasl_reason.lower() and r.clear:
+        return "graze" if r.borderline else "rowhouse"
+    if not r.clear and bb is not None and bb.rule == "B23.71" and not line.blocked:
+        return "rowhouse-hexside"
+    ends, met = _vasl_terrain_met(raster, r) if raster is not None else (set(), set())
+    if raster is not None:
+        raised = _hexes_with(raster, "Elevated Road")
+        if "Elevated Road" in met or r.a.hex in raised or r.b.hex in raised or \
+                (bb is not None and bb.hex is not None and bb.hex in raised):
+            return "elevated-road"
+    if m.terrain(r.a.hex).bridge or m.terrain(r.b.hex).bridge or any(
+            n.endswith("Bridge") and not n.startswith(("Pontoon", "Foot")) for n in met):
+        return "bridge"
     if line.blocked and "Hindrance total" in vasl_reason:  # VASL met one more Hindrance hex's artwork
-        return "graze" if r.borderline else "other"
+        return "graze" if r.borderline else "unexplained"
+    if "bocage" in vasl_reason.lower() and r.clear:
+        if r.borderline:
+            return "graze"
+        if raster is None:
+            return "bocage-vertex"
+        sides = _wall_pixel_hexsides(raster, _walk(raster, r), {r.a.hex, r.b.hex}, ("Bocage",))
+        return "bocage-vertex" if any(m.hexside(hs).bocage for hs in sides) else "bocage-spill"
     if "hexside terrain" in vasl_reason and r.clear:
         if raster is None:
             return "hexside-vertex"
-        p, q = location_point(r.a), location_point(r.b)
-        start = tuple(int(v) for v in raster.los_point(p))
-        end = tuple(int(v) for v in raster.los_point(q))
-        walk = vasl.vasl_walk(start, end)  # type: ignore[arg-type]
-        sides = _wall_pixel_hexsides(raster, walk, {r.a.hex, r.b.hex})
-        if any(not (m.hexside(hs).wall or m.hexside(hs).hedge) for hs in sides):
+        sides = _wall_pixel_hexsides(raster, _walk(raster, r), {r.a.hex, r.b.hex})
+        if any(not (m.hexside(hs).wall or m.hexside(hs).hedge or m.hexside(hs).bocage) for hs in sides):
             return "hexside-spill"
         return "hexside-vertex"
     if not r.clear and bb is not None and bb.hexside is not None and not line.blocked:
@@ -503,7 +615,7 @@ def classify(m: Map, raster: vasl.ArtworkRaster | None, line: vasl.OracleLine, r
             return "hexside-level"
         if any(h == e or h.is_adjacent(e) for h in hs.hexes for e in (r.a.hex, r.b.hex)):
             return "hexside-near-end"
-        return "hexside-vertex"
+        return "bocage-vertex" if m.hexside(hs).bocage else "hexside-vertex"
     if r.borderline:
         return "graze"
     if "depression" in vasl_reason.lower() or r.a.place == "crest" or r.b.place == "crest" or \
@@ -513,10 +625,22 @@ def classify(m: Map, raster: vasl.ArtworkRaster | None, line: vasl.OracleLine, r
         return "cliff"
     if "blind hex" in vasl_reason or (bb is not None and r.blind):
         return "blind-hex"
+    if m.terrain(r.a.hex).terrain == "water" or m.terrain(r.b.hex).terrain == "water":
+        return "water"
     if "Ground level" in vasl_reason or "height advantage" in vasl_reason or \
             (bb is not None and bb.rule in ("B10.2", "B10.23")):
         return "crest"
-    return "other"
+    return "unexplained"
+
+
+def _walk(raster: vasl.ArtworkRaster, r: Any) -> list[tuple[int, int]]:
+    """VASL's own walk of this ruling's thread, in pixels."""
+    from .. import vasl
+    from ..los import location_point
+
+    start = tuple(int(v) for v in raster.los_point(location_point(r.a)))
+    end = tuple(int(v) for v in raster.los_point(location_point(r.b)))
+    return list(vasl.vasl_walk(start, end))  # type: ignore[arg-type]
 
 
 def _meets_cliff(raster: vasl.ArtworkRaster, r: Any) -> bool:
@@ -540,15 +664,16 @@ def _meets_cliff(raster: vasl.ArtworkRaster, r: Any) -> bool:
 
 
 def _wall_pixel_hexsides(raster: vasl.ArtworkRaster, pixels: Sequence[tuple[int, int]],
-                         ends: set[Hex]) -> set[Any]:
-    """The hexsides nearest to the wall, hedge (and other hexside-terrain) pixels among ``pixels``,
-    leaving out pixels in the hexes ``ends``."""
+                         ends: set[Hex], names: Sequence[str] | None = None) -> set[Any]:
+    """The hexsides nearest to the wall, hedge (and other hexside-terrain; only ``names`` if given) pixels
+    among ``pixels``, leaving out pixels in the hexes ``ends``."""
     from .. import vasl
 
     from ..grid import Hex as GridHex, Hexside
 
     geo = raster.geometry
-    codes = {c for c, t in raster.table.types.items() if t.is_hexside and t.name != "Cliff"}
+    codes = {c for c, t in raster.table.types.items() if t.is_hexside and t.name != "Cliff"
+             and (names is None or t.name in names)}
     hits: list[tuple[int, int]] = []
     for archive, dc, dr in raster.archives:
         x0, y0 = int(dc * vasl.HEX_WIDTH), int(dr * vasl.HEX_HEIGHT)
@@ -661,7 +786,11 @@ def write_report(m: Map, res: CrossCheck, out: Path, chart: Chart | None = None,
     lines = [f"# VASL cross-check: {res.board}", "",
              f"- pairs compared: {res.pairs} (left out: {res.skipped_error} VASL ERROR, {res.skipped_same} same hex)",
              f"- agreement: {100 * res.agreement:.2f} %",
-             f"- on the pairs VASL sees as clear ({res.vasl_clear}): {100 * res.clear_agreement:.2f} %", "",
+             f"- on the pairs VASL sees as clear ({res.vasl_clear}): {100 * res.clear_agreement:.2f} %",
+             f"- disagreements where asl-terrain is wrong: {data['asl_terrain_wrong']}; unexplained: "
+             f"{data['unexplained']}", "",
+             "## Disagreements by who is right", "", "| by the rule | pairs |", "| --- | ---: |",
+             *(f"| {_VERDICTS[v]} | {n} |" for v, n in res.per_verdict().most_common()), "",
              "## Per VASL reason", "", "| VASL reason | pairs | agreement |", "| --- | ---: | ---: |"]
     for reason, v in data["per_reason"].items():
         lines.append(f"| {reason} | {v['pairs']} | {100 * v['agreement']:.2f} % |")
@@ -718,6 +847,9 @@ def vasl_check(
     for reason, (n, a) in sorted(res.per_reason.items(), key=lambda kv: -kv[1][0]):
         t.add_row(reason, str(n), f"{100 * a / n:.2f} %")
     console.print(t)
+    verdicts = res.per_verdict()
+    console.print(f"disagreements where asl-terrain is wrong: [bold]{verdicts['asl-terrain wrong']}[/]; "
+                  f"unexplained: [bold]{verdicts['unexplained']}[/]")
     if res.groups:
         t = Table(title="disagreements by cause", header_style="bold")
         for col in ("cause", "rule", "by the rule", "pairs"):

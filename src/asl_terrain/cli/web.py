@@ -57,7 +57,8 @@ def serve(
         raise UserError(f"--port {port}: cannot listen on {host}:{port} ({e.strerror or e}); try another "
                         "--port, or --port 0 for any free one") from None
     real_port = sock.getsockname()[1]
-    web_app = create_app(m, get_chart())
+    hosts = ["127.0.0.1", "localhost", "::1", "[::1]"] + ([host] if host not in ("0.0.0.0", "::") else ["*"])
+    web_app = create_app(m, get_chart(), allowed_hosts=hosts)
     url = f"http://{'[' + host + ']' if ':' in host else host}:{real_port}/"
     console.print(f"serving {m.name} ({len(m)} hexes) at {url}  (Ctrl-C stops)", soft_wrap=True)
     if open_browser:

@@ -54,7 +54,8 @@ HEX_SIZE = 36.0
 
 _STATIC_TYPES = {".html": "text/html; charset=utf-8", ".js": "text/javascript; charset=utf-8",
                  ".css": "text/css; charset=utf-8", ".png": "image/png", ".svg": "image/svg+xml"}
-_UNITS = ("infantry", "cavalry", "wagon", "vehicle", "motorcycle")
+_UNITS = ("infantry", "cavalry", "wagon", "vehicle", "half-track", "armored-car", "truck", "motorcycle")
+"""Unit choices of the page; a vehicle class stands for ``{"type": "vehicle", "class": ...}`` (queries.md)."""
 _WEATHER = ("clear", "rain", "snow", "deep-snow", "mud")
 _ATTACKS = ("small-arms", "ordnance", "ft", "indirect", "air-burst", "fire-lane", "aerial", "residual-fp")
 _SETUP_ITEMS = ("unit", "gun", "squad", "half-squad", "entrenchment", "mines", "roadblock", "fortification",
@@ -156,9 +157,11 @@ class _Engine:
 
 
 def create_app(m: Map, chart: Chart | None = None, *, max_body: int = MAX_BODY, max_queries: int = MAX_QUERIES,
-               max_pending: int = MAX_PENDING) -> Starlette:
+               max_pending: int = MAX_PENDING, allowed_hosts: list[str] | None = None) -> Starlette:
     """The web app for map ``m`` (and ``chart``, default the bundled one). The picture is drawn in the
-    background from the start, so that the first answer does not wait for it."""
+    background from the start, so that the first answer does not wait for it. ``allowed_hosts``: the Host
+    names a request may carry (``serve`` gives 127.0.0.1, localhost and its ``--host``, so that a web site
+    cannot reach the server through a name of its own, DNS rebinding); None allows any."""
     engine = _Engine(m, chart or default_chart())
     static = _static_files()
     description = json.dumps(map_description(m), ensure_ascii=False).encode("utf-8")
@@ -240,7 +243,13 @@ def create_app(m: Map, chart: Chart | None = None, *, max_body: int = MAX_BODY, 
         Route("/api/map.svg", api_picture, methods=["GET"]),
         Route("/api/ask", api_ask, methods=["POST"]),
     ]
-    app = Starlette(routes=routes, exception_handlers={404: not_found, 405: not_found})
+    middleware = []
+    if allowed_hosts is not None:
+        from starlette.middleware import Middleware
+        from starlette.middleware.trustedhost import TrustedHostMiddleware
+
+        middleware.append(Middleware(TrustedHostMiddleware, allowed_hosts=allowed_hosts))
+    app = Starlette(routes=routes, exception_handlers={404: not_found, 405: not_found}, middleware=middleware)
     app.state.map = m
     app.state.picture = picture
     return app
@@ -264,6 +273,9 @@ def bind(host: str = "127.0.0.1", port: int = 0) -> socket.socket:
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
     sock = socket.socket(family, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    # accepted connections inherit it: without it, a response's headers and body wait on the client's
+    # delayed ACK (40 ms a request on Linux)
+    sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
     sock.bind((host, port))
     sock.listen(128)
     return sock

@@ -252,6 +252,13 @@ function drawCounters() {
   }
 }
 
+// a unit choice as queries.md writes it: a vehicle class is a vehicle object
+const VEHICLE_CLASSES = ["half-track", "armored-car", "truck"];
+function unitOf(id) {
+  const v = $(id).value;
+  return VEHICLE_CLASSES.includes(v) ? { type: "vehicle", class: v } : v;
+}
+
 // ------------------------------------------------------------------ LOS
 function losQuery() {
   const q = { kind: "los", from: state.aLoc, to: state.bLoc };
@@ -305,7 +312,7 @@ function renderLos(a) {
 
 // ------------------------------------------------------------------ reach, with the path to the hovered hex
 function reachQuery() {
-  const q = { kind: "reach", unit: $("#unit").value, from: state.aLoc };
+  const q = { kind: "reach", unit: unitOf("#unit"), from: state.aLoc };
   const mf = $("#allowance").value;
   if (mf !== "") q.allowance = Number(mf);
   return q;
@@ -351,7 +358,7 @@ function hoverPath(name) {
   el("polyline", { points: pts.map((p) => p.join(",")).join(" "), class: "path", "data-path": b[1] }, g);
   for (const p of pts) el("circle", { cx: p[0], cy: p[1], r: 4, class: "path-dot" }, g);
   if (path.length < 2) { $("#hover-result").innerHTML = ""; return; }
-  const q = { kind: "path", unit: $("#unit").value, hexes: path };
+  const q = { kind: "path", unit: unitOf("#unit"), hexes: path };
   const mf = $("#allowance").value;
   if (mf !== "") q.allowance = Number(mf);
   hover.send([withSituation(q)], ([a]) => {
@@ -394,7 +401,7 @@ function runViewshed() {
 function runTem() {
   if (!state.aLoc || !state.bLoc) return;
   const attack = $("#attack").value;
-  const q = { kind: "tem", target: state.bLoc, firer: state.aLoc, attack, unit: $("#target-unit").value };
+  const q = { kind: "tem", target: state.bLoc, firer: state.aLoc, attack, unit: unitOf("#target-unit") };
   const moved = $("#moved-by").value;
   if (moved) q.moved_by = moved;
   ask([q], ([a]) => {
@@ -411,7 +418,7 @@ function runTem() {
 }
 function runMove() {
   if (!state.aLoc || !state.bLoc) return;
-  const q = { kind: "move", unit: $("#unit").value, from: state.aLoc, to: state.bLoc };
+  const q = { kind: "move", unit: unitOf("#unit"), from: state.aLoc, to: state.bLoc };
   ask([q], ([a]) => {
     resetOverlays(); mark(locHex(state.aLoc), "sel-a"); mark(locHex(state.bLoc), "sel-b");
     if (a.error) { setResult(`<h2>Move</h2>${errorBlock(a)}`); return; }
@@ -475,7 +482,7 @@ function renderControls() {
     html += `<label>unit <select id="unit">${options(ch.units, unit)}</select></label>`;
   }
   if (m === "reach") {
-    html += `<label>MF/MP <input id="allowance" type="number" min="0" step="0.5" value="4" title="allowance; empty: the unit's own"></label>` +
+    html += `<label>MF/MP <input id="allowance" type="number" min="0" step="0.5" value="" placeholder="own" title="allowance; empty: the unit's own MF/MP"></label>` +
             endPicker("a-loc", "from", state.a, state.aLoc);
   }
   if (m === "move") html += endPicker("a-loc", "from", state.a, state.aLoc) + endPicker("b-loc", "to", state.b, state.bLoc);
@@ -669,7 +676,8 @@ async function start() {
   for (const h of m.hexes) state.hexes.set(h.name, h);
   state.counters = m.counters.slice(); state.ownCounters = JSON.stringify(m.counters);
   state.conditions = Object.assign({}, m.conditions); state.ownConditions = Object.assign({}, m.conditions);
-  $("#map-name").textContent = `${m.name}${m.boards.length ? " — " + m.boards.map((b) => b.archive).join(", ") : ""} (${m.grid})`;
+  const archives = m.boards.map((b) => b.archive).join(", ");
+  $("#map-name").textContent = `${m.name}${archives && !m.name.includes(archives) ? " — " + archives : ""} (${m.grid})`;
   document.title = `asl-terrain: ${m.name}`;
   $("#month").innerHTML = options([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12].map((n) => [String(n), String(n)]), String(m.conditions.month));
   $("#weather").innerHTML = options(m.choices.weather, m.conditions.weather);

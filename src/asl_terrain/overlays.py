@@ -1,0 +1,230 @@
+"""VASL overlays (``ovr...`` archives) laid on a board: the terrain under them changes for every rule.
+
+An overlay archive holds pictures of a patch of terrain, one per orientation (``ovr1a.gif``, the same
+turned 180° ``ovr1d.gif``, ...), its ``data`` file (a line ``<name> <origin a>;<origin b>;...``: the hex
+of the overlay's own grid that lands on the board hex named first, for each orientation ``a``-``f``), and
+a ``colors`` table. VASL places one as ``<name> <hex1> <hex2>`` (its saved games write that record): the
+overlay's origin hex goes onto board hex ``hex1``, and where ``hex2`` lies from ``hex1`` picks the
+orientation (``hex2`` above ``hex1``, or the same hex: ``a``; below: ``d``; the other four by the
+columns). The picture is read like a board's artwork (:mod:`asl_terrain.artwork_colors`) and its opaque
+pixels replace the board's; where an overlay colour gives no level, the board's ground level stays.
+
+:func:`lay_overlays` returns a board archive with the overlays applied, which everything that reads a
+board (the import, the artwork depiction, the pictures) reads like any other.
+"""
+
+from __future__ import annotations
+
+import io
+import re
+import zipfile
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from asl_terrain.artwork_colors import RGB, ColourMeaning, classify, meaning_of_name, parse_colors_table
+from asl_terrain.errors import MapError
+from asl_terrain.vasl import BoardArchive, TerrainTable, load_terrain_table, vasl_data_dir
+
+__all__ = ["Overlay", "OverlayPlacement", "OverlaidBoard", "lay_overlays", "parse_placement", "read_overlay"]
+
+_ORIENTATIONS = "abcdef"
+
+
+@dataclass(frozen=True)
+class Overlay:
+    """An overlay archive, read: its name (``1`` for ``ovr1``), origin hex per orientation, images."""
+
+    path: Path
+    name: str
+    origins: dict[str, str]  # orientation → origin hex of the overlay's own grid ("b2")
+    images: dict[str, str]  # orientation → image file in the archive
+    colors: dict[str, RGB]
+
+    def read(self, member: str) -> bytes:
+        with zipfile.ZipFile(self.path) as z:
+            return z.read(member)
+
+
+@dataclass(frozen=True)
+class OverlayPlacement:
+    """``<archive> <hex1> [<hex2>]``: an overlay laid on a board (VASL's order)."""
+
+    archive: str
+    hex1: str
+    hex2: str
+
+    def __str__(self) -> str:
+        return f"{self.archive} {self.hex1} {self.hex2}"
+
+
+def parse_placement(text: str) -> OverlayPlacement:
+    """``"ovr1 F5 F4"`` (or ``"ovr1 F5"`` for a single-hex overlay) → a placement."""
+    parts = text.replace("\t", " ").split()
+    if len(parts) not in (2, 3) or not re.fullmatch(r"[A-Za-z]+-?\d+", parts[1]) or (
+            len(parts) == 3 and not re.fullmatch(r"[A-Za-z]+-?\d+", parts[2])):
+        raise MapError(f"overlay {text!r}: expected 'ARCHIVE HEX1 [HEX2]' as VASL places it, e.g. 'ovr1 F5 F4' "
+                       "(the overlay's origin on F5, turned as F4 lies from F5)")
+    return OverlayPlacement(parts[0], parts[1].upper(), (parts[2] if len(parts) == 3 else parts[1]).upper())
+
+
+def _resolve(archive: str, base: str = "") -> Path:
+    p = Path(archive)
+    if base and not p.is_absolute() and (Path(base) / p).exists():
+        return Path(base) / p
+    if p.exists():
+        return p
+    data = vasl_data_dir()
+    if data is not None:
+        for folder in ("overlays", "boards"):
+            if (data / folder / archive).exists():
+                return data / folder / archive
+    raise MapError(f"{archive}: no such VASL overlay archive (a path, or a name in the VASL data directory's "
+                   "overlays/)")
+
+
+def read_overlay(archive: str | Path, base: str = "") -> Overlay:
+    """Read an overlay archive (``ovr1``, or a path)."""
+    path = _resolve(str(archive), base)
+    try:
+        with zipfile.ZipFile(path) as z:
+            members = z.namelist()
+            data = z.read("data").decode("latin-1") if "data" in members else ""
+            colors = parse_colors_table(z.read("colors").decode("latin-1")) if "colors" in members else {}
+    except (OSError, zipfile.BadZipFile) as exc:
+        raise MapError(f"{path}: not a readable VASL overlay archive: {exc}") from None
+    stem = path.name[3:] if path.name.lower().startswith("ovr") else path.name
+    origins: dict[str, str] = {}
+    for line in data.splitlines():
+        parts = line.split(None, 1)
+        if len(parts) == 2 and parts[0].lower() == stem.lower():
+            for o, hex_name in zip(_ORIENTATIONS, parts[1].split(";")):
+                if hex_name.strip():
+                    origins[o] = hex_name.strip().upper()
+    images = {o: f"ovr{stem}{o}.gif" for o in _ORIENTATIONS if f"ovr{stem}{o}.gif" in members}
+    if not images:
+        raise MapError(f"{path}: no overlay picture (ovr{stem}a.gif ...) in the archive")
+    return Overlay(path, stem, origins, images, colors)
+
+
+def _grid_location(name: str) -> tuple[int, int]:
+    """Where VASL's hex grid puts a hex's centre (A1 at (0, 32); VASL's hex size), whole pixels."""
+    m = re.fullmatch(r"(-?)([A-Z]+)(-?\d+)", name.upper())
+    if not m or len(set(m.group(2))) != 1:
+        raise MapError(f"{name!r} is not a hex name")
+    col = (len(m.group(2)) - 1) * 26 + ord(m.group(2)[0]) - ord("A")
+    row = int(m.group(3))
+    x = int(56.25 * col)
+    y = int(64.5 * (row - 1) + (32.25 if col % 2 else 0)) + 32
+    return (-x if m.group(1) else x), y
+
+
+def orientation(hex1: str, hex2: str) -> str:
+    """VASL's orientation letter: where ``hex2`` lies from ``hex1`` (the same hex, or above: ``a``)."""
+    if hex1 == hex2:
+        return "a"
+    (x1, y1), (x2, y2) = _grid_location(hex1), _grid_location(hex2)
+    if x1 == x2:
+        return "d" if y1 < y2 else "a"
+    if x1 > x2:
+        return "f" if y1 > y2 else "e"
+    return "b" if y1 > y2 else "c"
+
+
+class OverlaidBoard(BoardArchive):
+    """A board with overlays laid on it: its rasters and its picture carry them."""
+
+    def __init__(self, board: BoardArchive, placements: Sequence[tuple[OverlayPlacement, Overlay]],
+                 table: TerrainTable) -> None:
+        from PIL import Image
+
+        terrain = np.array(board.terrain, copy=True)
+        elevation = np.array(board.elevation, copy=True)
+        picture = Image.open(io.BytesIO(board.image_bytes())).convert("RGB")
+        self.laid: list[str] = []
+        for place, ovr in placements:
+            o = orientation(place.hex1, place.hex2)
+            if o not in ovr.images or o not in ovr.origins:
+                raise MapError(f"overlay {place}: {ovr.path.name} has no orientation {o!r} (it has "
+                               f"{', '.join(sorted(ovr.images))}); name hex2 above or below hex1")
+            bx, by = board.geometry.centre(*board.geometry.parse(place.hex1))
+            ox, oy = _grid_location(ovr.origins[o])
+            left, top = bx - ox, by - oy
+            im: Image.Image = Image.open(io.BytesIO(ovr.read(ovr.images[o])))
+            if im.mode != "P":
+                im = im.convert("RGB").quantize(256)
+            palette = np.array(im.getpalette() or [], dtype=np.int32).reshape(-1, 3)
+            indices = np.asarray(im, dtype=np.uint8).T
+            transparent = im.info.get("transparency")
+            opaque = indices != transparent if isinstance(transparent, int) else np.ones(indices.shape, bool)
+            meanings: dict[RGB, ColourMeaning] = {}
+            for name, c in table.colors.items():
+                meanings.setdefault(c.rgb, meaning_of_name(name, c.rgb, table))
+            for name, rgb in ovr.colors.items():
+                m = meaning_of_name(name, rgb, table, f"the overlay's colors table ({name})")
+                if m.terrain is not None or rgb not in meanings:
+                    meanings[rgb] = m
+            reading = classify(indices, palette, meanings, table)
+            # the overlay's ground level where its colour names one, else the board's (its woods, buildings)
+            named_level = np.zeros(len(palette), dtype=bool)
+            for i, entry in enumerate(palette.tolist()):
+                mm = meanings.get((entry[0], entry[1], entry[2]))
+                named_level[i] = mm is not None and mm.elevation is not None
+            w, h = indices.shape
+            x0, y0 = max(left, 0), max(top, 0)
+            x1, y1 = min(left + w, board.grid_width), min(top + h, board.grid_height)
+            if x0 >= x1 or y0 >= y1:
+                raise MapError(f"overlay {place}: it lies off board {board.archive_name}")
+            sx, sy = slice(x0 - left, x1 - left), slice(y0 - top, y1 - top)
+            mask = opaque[sx, sy]
+            terrain[x0:x1, y0:y1][mask] = reading.terrain[sx, sy][mask]
+            keep = mask & named_level[indices[sx, sy]]
+            elevation[x0:x1, y0:y1][keep] = reading.elevation[sx, sy][keep]
+            rgba = im.convert("RGBA")
+            if isinstance(transparent, int):
+                alpha = np.where(opaque.T, 255, 0).astype(np.uint8)
+                rgba.putalpha(Image.fromarray(alpha))
+            picture.paste(rgba, (left, top), rgba)
+            self.laid.append(f"{place} (orientation {o}, picture {ovr.images[o]} at pixel ({left}, {top}))")
+        terrain.setflags(write=False)
+        elevation.setflags(write=False)
+        super().__init__(board.path, board.metadata, board.geometry, elevation, terrain, board.stairways,
+                         board.members)
+        self.board = board
+        self.overlay_placements = tuple(p for p, _ in placements)
+        buf = io.BytesIO()
+        gif = picture.quantize(256)
+        gif.info.pop("transparency", None)
+        gif.save(buf, format="GIF")
+        self._picture = buf.getvalue()
+
+    @property
+    def archive_name(self) -> str:
+        return self.board.archive_name
+
+    def image_bytes(self) -> bytes:
+        """The board's picture with the overlays pasted on it."""
+        return self._picture
+
+    def map_blocks(self, dc: int = 0, dr: int = 0, table: TerrainTable | None = None) -> tuple[
+            list[dict[str, object]], list[dict[str, object]], list[str]]:
+        """The underlying board's extra blocks (a colour board's annotations), and a line per overlay."""
+        inner = getattr(self.board, "map_blocks", None)
+        hexes, sides, notes = inner(dc, dr, table) if inner is not None else ([], [], [])
+        return hexes, sides, [*notes, *(f"overlay {line}" for line in self.laid)]
+
+
+def lay_overlays(board: BoardArchive, placements: Sequence[OverlayPlacement | str], base: str = "",
+                 table: TerrainTable | None = None) -> BoardArchive:
+    """``board`` with the overlays laid on it, in order (a later one over an earlier one)."""
+    if not placements:
+        return board
+    table = table if table is not None else load_terrain_table()
+    read = []
+    for p in placements:
+        place = parse_placement(p) if isinstance(p, str) else p
+        board.geometry.parse(place.hex1)
+        read.append((place, read_overlay(place.archive, base)))
+    return OverlaidBoard(board, read, table)

@@ -1,0 +1,102 @@
+"""VASL overlays laid on a board (asl_terrain.overlays): placement as VASL does it, and the terrain under
+them changed for every rule (the import's hexes and the artwork LOS follows). Tests reading
+../shared/vasl skip, saying so, when it is absent."""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+
+import numpy as np
+import pytest
+from typer.testing import CliRunner
+
+from asl_terrain import artwork_colors as ac
+from asl_terrain import overlays as ov
+from asl_terrain import vasl
+from asl_terrain.cli import app
+from asl_terrain.errors import MapError
+from asl_terrain.los import los
+from asl_terrain.model import Map
+
+DATA = vasl.vasl_data_dir()
+needs_vasl = pytest.mark.skipif(
+    DATA is None or not (DATA / "overlays" / "ovr1").exists() or not (DATA / "boards" / "bd01").exists(),
+    reason="needs VASL's bd01 and ovr1 archives (../shared/vasl beside the repository)",
+)
+
+
+def test_placement_text_is_vasls_order() -> None:
+    p = ov.parse_placement("ovr1 F5 F4")
+    assert (p.archive, p.hex1, p.hex2) == ("ovr1", "F5", "F4") and str(p) == "ovr1 F5 F4"
+    assert ov.parse_placement("ovrX1 g3").hex2 == "G3"
+    with pytest.raises(MapError, match="ARCHIVE HEX1"):
+        ov.parse_placement("ovr1")
+
+
+@pytest.mark.parametrize(("hex1", "hex2", "o"), [
+    ("F5", "F5", "a"), ("F5", "F4", "a"), ("F5", "F6", "d"),
+    ("F5", "G5", "b"), ("F5", "G6", "c"), ("F5", "E6", "e"), ("F5", "E5", "f")])
+def test_orientation_from_where_hex2_lies(hex1: str, hex2: str, o: str) -> None:
+    """VASL's orientation letters: hex2 above hex1 (or the same hex) a, below d; to the right b (higher)
+    or c; to the left e or f (higher)."""
+    assert ov.orientation(hex1, hex2) == o
+
+
+def _dots(board: vasl.BoardArchive) -> np.ndarray:
+    from PIL import Image
+
+    im = Image.open(io.BytesIO(board.image_bytes()))
+    return ac._dot_centres(np.asarray(im).T, np.array(im.getpalette()).reshape(-1, 3))
+
+
+@needs_vasl
+@pytest.mark.parametrize("place", ["ovr1 F5 F4", "ovr1 F5 F6"])
+def test_overlay_grid_lands_on_the_boards_grid(place: str) -> None:
+    """Laid as VASL lays it, the overlay's printed centre dots fall on the board's hex centres."""
+    board = vasl.read_board("bd01")
+    laid = ov.lay_overlays(board, [place])
+    dots = _dots(laid)
+    centres = np.array([board.geometry.centre_exact(c, r) for c, r in board.geometry.hexes])
+    d = np.min(np.hypot(dots[:, None, 0] - centres[None, :, 0], dots[:, None, 1] - centres[None, :, 1]), axis=1)
+    assert len(dots) > 200 and float(d.max()) <= 2.0
+
+
+@needs_vasl
+def test_overlay_terrain_replaces_the_boards_under_it() -> None:
+    """Every pixel of the laid overlay's opaque area holds the overlay's own reading of its picture."""
+    from PIL import Image
+
+    board = vasl.read_board("bd01")
+    laid = ov.lay_overlays(board, ["ovr1 F5 F4"])
+    o = ov.read_overlay("ovr1")
+    im = Image.open(io.BytesIO(o.read("ovr1a.gif")))
+    idx = np.asarray(im).T
+    opaque = idx != im.info["transparency"]
+    left, top = (int(v) for v in laid.laid[0].split("pixel (")[1].rstrip(")").split(", "))
+    w, h = min(idx.shape[0], board.grid_width - left), min(idx.shape[1], board.grid_height - top)
+    opaque = opaque[:w, :h]
+    under = laid.terrain[left:left + w, top:top + h]
+    before = board.terrain[left:left + w, top:top + h]
+    assert (under[~opaque] == before[~opaque]).all()
+    assert (under[opaque] != before[opaque]).mean() > 0.05  # the overlay changed what lies there
+
+
+@needs_vasl
+def test_import_vasl_overlay_changes_the_rulings(tmp_path: Path) -> None:
+    """`import-vasl --overlay`: the hexes under the overlay take its terrain, the map's depiction names the
+    overlay, and LOS follows the overlay's artwork: 1F5-1F9 is blocked by woods at 1F6, not by the
+    board's building."""
+    out = tmp_path / "o.toml"
+    r = CliRunner().invoke(app, ["import-vasl", "bd01", "--overlay", "ovr1 F5 F4", "-o", str(out)])
+    assert r.exit_code == 0, r.output
+    m = Map.load(out)
+    assert m.depiction is not None and m.depiction.boards[0].overlays == ("ovr1 F5 F4",)
+    assert m.terrain(m.parse_hex("F6")).terrain == "woods"
+    x = los(m, m.parse_location("F5"), m.parse_location("F9"))
+    assert not x.clear and x.blocked_by is not None and "woods" in x.explain()
+    plain = Map.from_data(vasl.import_boards(["bd01"]).map)
+    assert plain.terrain(plain.parse_hex("F6")).terrain == "building"
+    with pytest.raises(Exception, match="no board 'bd09'"):
+        raise CliRunner().invoke(app, ["import-vasl", "bd01", "--overlay", "bd09:ovr1 F5 F4", "-o",
+                                       str(tmp_path / "x.toml")]).exception or AssertionError("no error")
