@@ -428,3 +428,10 @@ def test_the_blind_hex_text_names_the_blind_hex_and_the_obstacle_behind() -> Non
     assert "HrA1 is a Blind Hex behind the woods at HrC3 (A6.4)" in r.explain()
     out = run("los", "K10/2", "A1")
     assert "a Blind Hex behind the woods at HrC3" in out.stdout.replace("\n", " ")
+
+
+def test_import_vasl_never_writes_over_an_overlay_archive(tmp_path: Path) -> None:
+    ovr = tmp_path / "ovr1.toml"
+    ovr.write_bytes(b"PK overlay")
+    r = run("import-vasl", "bd01", "--overlay", f"{ovr} F5 F4", "-o", str(ovr), "--force")
+    assert r.returncode == 2 and "input files" in r.stderr and ovr.read_bytes() == b"PK overlay"

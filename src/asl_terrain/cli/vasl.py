@@ -139,7 +139,8 @@ def import_vasl(
         raise UserError(f"-o {output}: expected a map file ending in .toml")
     from .core import check_new_file, write_new_file
 
-    inputs = [*archives, terrain_table]
+    # every file the command reads is never written over (an overlay's archive among its words)
+    inputs = [*archives, terrain_table, *(w for text in overlay for w in text.replace(":", " ").split())]
     check_new_file(output, "-o", force, inputs)
     start = time.perf_counter()
     save = next((a for a in archives if a.lower().endswith(".vsav")), None)
