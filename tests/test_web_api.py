@@ -263,6 +263,19 @@ def test_serve_refuses_a_port_in_use_with_one_line() -> None:
         srv.stop()
 
 
+@pytest.mark.parametrize("args, words", [
+    (["serve", "--boards", "bd01,,bd02"], "layout"),
+    (["serve", "x.toml", "--boards", "bd01"], "--boards: give either a map file or --boards"),
+    (["serve", "game.vsav"], "a VASL saved game cannot be served yet"),
+    (["serve", "no-such-map.toml"], "no-such-map.toml"),
+])
+def test_serve_refuses_bad_arguments_with_one_line(args: list[str], words: str) -> None:
+    p = subprocess.run([sys.executable, "-m", "asl_terrain", *args], cwd=ROOT, capture_output=True, text=True,
+                       timeout=60)
+    assert p.returncode == 2, p.stderr
+    assert words in p.stderr and "Traceback" not in p.stderr and p.stderr.startswith("error:")
+
+
 @needs_vasl
 def test_an_imported_board_answers_as_ask_and_names_its_hexes() -> None:
     r = vasl.import_boards(["bd01"])

@@ -277,6 +277,29 @@ def test_what_if_smoke_placed_and_removed_recomputes_the_los(page: Page, demo: M
     assert demo.counters == load_demo().counters
 
 
+def test_saved_counters_load_into_a_copy_of_the_map(page: Page, demo: Map) -> None:
+    """"save" downloads the page's counters as [[counter]] tables; pasted into a copy of the map file they
+    give the same situation (the served map file is never written)."""
+    import tomllib
+
+    from asl_terrain.ask.whatif import what_if_map
+    from asl_terrain.model import demo_map_path
+
+    page.page.select_option("#tool", "wreck")
+    page.click("HrN17")
+    page.page.select_option("#tool", "smoke")
+    page.click("HrW4")
+    with page.page.expect_download() as d:
+        page.page.click("#save-counters")
+    saved = tomllib.loads(Path(d.value.path()).read_text())
+    on_page = page.page.evaluate("state.counters")
+    assert len(saved["counter"]) == len(on_page) == len(demo.counters) + 2
+    data = tomllib.loads(demo_map_path().read_text())
+    data["counter"] = saved["counter"]
+    copy = Map.from_data(data)
+    assert copy.counters == what_if_map(demo, on_page).counters
+
+
 def test_conditions_switched_recompute_the_answer(page: Page, demo: Map) -> None:
     page.mode("move")
     page.click("HrM13")
@@ -381,3 +404,26 @@ def test_board_los_reach_viewshed_and_tem(board_page: Page, board: Map) -> None:
     assert a == answer_one(board, {"kind": "tem", "target": "1W6", "firer": "1Y5", "attack": "small-arms",
                                    "unit": "infantry"})
     p.shot("bd01-tem")
+
+
+def test_a_layout_names_its_boards_and_board_prefixed_hexes(browser: Any) -> None:
+    """Two boards side by side: every hex element carries the name answers use (board-prefixed), each board
+    is labelled, and a thread dragged from one board to the other is the engine's LOS."""
+    if DATA is None or not all((DATA / "boards" / b).is_file() for b in ("bd01", "bd02")):
+        pytest.skip("the VASL data (boards/bd01, bd02) is not found: set ASL_TERRAIN_VASL or put it in ../shared/vasl")
+    m = Map.from_data(vasl.import_boards(["bd01", "bd02"], layout="bd01,bd02").map)
+    srv = start_background(create_app(m))
+    try:
+        for p in _open(browser, srv, m):
+            names = p.page.eval_on_selector_all("#layer-hexes [data-hex]", "els => els.map(e => e.dataset.hex)")
+            assert sorted(names) == sorted(m.name_of(h) for h in m.hexes())
+            assert {"1Y5", "2C3"} <= set(names)
+            labels = p.page.eval_on_selector_all(".board-label", "els => els.map(e => e.textContent)")
+            assert labels == ["bd01 (1)", "bd02 (2)"]
+            p.mode("los")
+            p.drag("1Y5", "2E5")
+            a = p.answer(lambda a: a.get("kind") == "los" and a.get("to") == "2E5")
+            assert a == answer_one(m, {"kind": "los", "from": "1Y5", "to": "2E5"})
+            p.shot("layout-los")
+    finally:
+        srv.stop()

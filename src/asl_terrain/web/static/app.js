@@ -555,6 +555,27 @@ function applyTool(name) {
   refresh();
 }
 
+function countersToml() {
+  // the counters on the page as a map file writes them (map-format.md), for a copy of the map: the served
+  // map file itself is never written
+  const lines = [`# counters on ${state.map.name}, saved from asl-terrain serve: paste into a copy of the map file`];
+  for (const c of state.counters) {
+    lines.push("", "[[counter]]");
+    for (const [k, v] of Object.entries(c)) {
+      const bare = typeof v === "string" && state.map.prefix && /^(at|hexside|bypass|arrow)$/.test(k)
+        ? v.split("-").map((x) => x.startsWith(state.map.prefix) ? x.slice(state.map.prefix.length) : x).join("-") : v;
+      lines.push(`${k} = ${typeof bare === "string" ? JSON.stringify(bare) : String(bare)}`);
+    }
+  }
+  return lines.join("\n") + "\n";
+}
+function saveCounters() {
+  const a = document.createElement("a");
+  a.href = URL.createObjectURL(new Blob([countersToml()], { type: "application/toml" }));
+  a.download = "counters.toml";
+  document.body.appendChild(a); a.click(); a.remove();
+}
+
 // ------------------------------------------------------------------ mouse and keyboard
 function hexAt(ev) {
   const t = ev.target && ev.target.closest ? ev.target.closest("[data-hex]") : null;
@@ -658,6 +679,7 @@ function setupInput() {
   $("#zoom-out").addEventListener("click", () => zoom(1.25));
   $("#zoom-fit").addEventListener("click", fit);
   $("#tool").addEventListener("change", () => { state.tool = $("#tool").value; document.body.dataset.tool = state.tool; });
+  $("#save-counters").addEventListener("click", saveCounters);
   $("#reset-counters").addEventListener("click", () => { state.counters = JSON.parse(state.ownCounters); drawCounters(); refresh(); });
   for (const id of ["month", "weather", "frigid"]) {
     document.getElementById(id).addEventListener("change", () => {
