@@ -435,3 +435,11 @@ def test_import_vasl_never_writes_over_an_overlay_archive(tmp_path: Path) -> Non
     ovr.write_bytes(b"PK overlay")
     r = run("import-vasl", "bd01", "--overlay", f"{ovr} F5 F4", "-o", str(ovr), "--force")
     assert r.returncode == 2 and "input files" in r.stderr and ovr.read_bytes() == b"PK overlay"
+
+
+def test_a_png_over_the_pixel_limit_is_refused_before_drawing(tmp_path: Path) -> None:
+    out = tmp_path / "big.png"
+    r = run("render", "--size", "200", "-o", str(out))
+    assert r.returncode == 2 and f"at most {limits.MAX_PNG_PIXELS:,}" in r.stderr and not out.exists()
+    r = run("render", "--size", "200", "-o", str(tmp_path / "big.svg"))
+    assert r.returncode == 0

@@ -29,6 +29,8 @@ MAX_LOCATION_NAME = 80
 MAX_HEX_NAME = 24
 #: a movement allowance (MF/MP) in a query or on the command line
 MAX_ALLOWANCE = 1000
+#: pixels of a PNG picture (width x height)
+MAX_PNG_PIXELS = 50_000_000
 #: queries in one ``ask`` batch
 MAX_BATCH = 10_000
 #: bytes of a map, query or chart file

@@ -52,7 +52,9 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from .errors import UserError
 from .grid import Hex, Hexside, Point
+from .limits import MAX_PNG_PIXELS
 from .model import BoardNaming, Counter, HexsideTerrain, HexTerrain, Map
 
 __all__ = ["DEFAULT_COLORS", "Mark", "Thread", "map_svg", "save"]
@@ -1172,6 +1174,12 @@ def picture_bytes(svg: str, path: str | Path) -> bytes:
     if suffix == ".svg":
         return svg.encode("utf-8")
     if suffix == ".png":
+        head = re.search(r'<svg[^>]*?width="([\d.]+)"[^>]*?height="([\d.]+)"', svg[:2000])
+        if head is not None:
+            w, h = float(head.group(1)), float(head.group(2))
+            if w * h > MAX_PNG_PIXELS:
+                raise UserError(f"{p.name}: the picture would be {w:,.0f} x {h:,.0f} pixels; a PNG has at most "
+                                f"{MAX_PNG_PIXELS:,} (README, Limits): use a smaller --size or write .svg")
         import cairosvg  # type: ignore[import-untyped]  # only here: nothing else needs it
 
         return bytes(cairosvg.svg2png(bytestring=svg.encode("utf-8")))
