@@ -291,13 +291,15 @@ def test_synthetic_map(synthetic) -> None:
     assert sides["C2-C3"] == {"wall": True}
     assert sides["B1-B2"] == {"slope": "B2"}  # same levels, no artwork: the named hex is Down-Slope
     assert derived.slope_sources == {(SMALL.parse("B1"), SMALL.parse("B2")): "guess"}
-    assert derived.unsupported == {"Hammada": ["D3"], "Cliff (hexside)": ["D2-D3"]}
+    # issue 11: a cliff is carried (B11), no longer listed as unsupported
+    assert sides["D2-D3"] == {"cliff": True}
+    assert derived.unsupported == {"Hammada": ["D3"]}
 
     conversion = vasl.board_to_map_dict(board, table, prefix="Zz")
     m, unsupported = conversion
     assert m["format"] == "asl-terrain/1" and m["name"] == "VASL board ZZ" and m["prefix"] == "Zz"
     assert m["columns"] == ["A", "E"] and m["rows"] == [0, 3]
-    assert unsupported == ["Hammada: 1 hex: D3", "Cliff (hexside): 1 hexside: D2-D3"]
+    assert unsupported == ["Hammada: 1 hex: D3"]
     offboard = [b for b in m["hex"] if b.get("offboard")]
     assert offboard == [{"at": ["A0", "C0", "E0"], "offboard": True}]
     assert {"at": ["E1", "E2"], "level": 1, "terrain": "building", "building": "wooden",
@@ -502,7 +504,7 @@ def test_map_dict_loads(boards: dict[str, vasl.BoardArchive], table: vasl.Terrai
                 "stairwell", "stream", "culvert", "ford", "offboard",
                 "bridge"}  # issue 11: docs/map-format-extensions.md
     side_keys = {"at", "road", "narrow_street", "slope", "fence", "wall", "hedge", "stream", "culvert", "crest",
-                 "bocage", "rowhouse_wall"}  # issue 11
+                 "bocage", "rowhouse_wall", "cliff"}  # issue 11
     assert all(set(b) <= hex_keys for b in m["hex"]) and all(set(b) <= side_keys for b in m.get("hexside", []))
     assert {"at": [f"{vasl._column_name(c)}0" for c in range(0, 33, 2)], "offboard": True} in m["hex"]
     assert all(isinstance(line, str) for line in unsupported)
@@ -519,7 +521,9 @@ def test_hexside_features(boards: dict[str, vasl.BoardArchive], table: vasl.Terr
         derived = vasl.derive_board(boards[name], table)
         assert sum(bool(a.get("wall")) for a in derived.hexsides.values()) == walls, name
         assert sum(bool(a.get("hedge")) for a in derived.hexsides.values()) == hedges, name
-        assert len(derived.unsupported.get("Cliff (hexside)", [])) == cliffs, name
+        # issue 11: cliffs are carried (B11), VASL's count now on the `cliff` hexsides, none unsupported
+        assert sum(bool(a.get("cliff")) for a in derived.hexsides.values()) == cliffs, name
+        assert "Cliff (hexside)" not in derived.unsupported, name
     bfpl = vasl.derive_board(boards["bdBFPL"], table)
     sides = {vasl._hexside_name(k): a for k, a in bfpl.hexsides.items()}
     assert "V6-V7" not in sides  # the graveyard wall's gate: the wall does not cover the hexside's middle

@@ -185,9 +185,12 @@ def test_import_vasl_command_writes_a_map_that_loads(tmp_path: Path) -> None:
     assert res.exit_code == 0, res.output
     text = out.read_text(encoding="utf-8")
     assert text.startswith("# Imported from VASL board archive bd02")
-    assert "# Not carried" in text and "Cliff (hexside): 27 hexsides" in text
-    assert "Cliff (hexside)" in res.output  # stderr is mixed into the output by the runner
+    # issue 11: bd02's cliffs are carried now; its edge roads along a hexside are still left out
+    assert "# Not carried" in text and "Road along a hexside (a Narrow Street only under KGP P5.1): 2 hexsides" in text
+    assert "Road along a hexside" in res.output  # stderr is mixed into the output by the runner
+    assert "cliff = true" in text
     m = Map.load(out)
+    assert any(line.startswith("Road along a hexside") for line in m.not_carried)
     assert m.prefix == "2" and m.depiction.follows_artwork
     archive = m.depiction.boards[0].archive
     assert (out.parent / archive).resolve() == (DATA / "boards" / "bd02").resolve()

@@ -286,3 +286,78 @@ def test_vasl_check_counts_asl_terrain_wrong_and_unexplained_apart() -> None:
     assert data["unexplained"] == data["per_cause"].get("unexplained", 0) + data["per_cause"].get("water", 0)
     assert data["per_cause"].get("elevated-road", 0) > 0 and data["asl_terrain_wrong"] > 0
     assert sum(data["per_verdict"].values()) == cc.pairs - cc.agree
+
+
+# ------------------------------------------------------------------ walls on hillsides (B9.2, judgment)
+
+
+def _hillside_wall(reading: str | None = None):  # type: ignore[no-untyped-def]
+    """Two level-1 hills (C1-C3, C5-C6) either side of level-0 C4, a wall on the hillside hexside C3-C4;
+    the chart with judgment.wall_on_hillside as given (None: the bundled chart)."""
+    from asl_terrain.chart import _bundled_document, _freeze, default_chart, merge_chart_documents
+
+    m = Map.from_data({"format": "asl-terrain/1", "columns": ["A", "E"], "rows": [1, 6],
+                       "hex": [{"at": ["C1", "C2", "C3", "C5", "C6"], "level": 1}],
+                       "hexside": [{"at": ["C3-C4"], "wall": True}]})
+    if reading is None:
+        return m, default_chart()
+    doc = merge_chart_documents(_bundled_document(), {"judgment": {"wall_on_hillside": reading}})
+    return m, _freeze(doc, "<test>")
+
+
+def test_b9_2_a_wall_on_a_hillside_stands_on_the_higher_hex_by_the_charts_judgment() -> None:
+    """B9.2 does not say where a wall on a hexside between two Base Levels stands; the bundled judgment
+    (wall_on_hillside = "higher-hex") stands it on the higher ground, so its Half-Level top (1½) blocks
+    the same-level LOS at level 1 from C2 to C6 across it. With "lower-hex" (VASL's reading) it stands on
+    the level-0 side, its top ½, and the level-1 LOS passes over it."""
+    m, chart = _hillside_wall()
+    assert chart.judgment("wall_on_hillside").value == "higher-hex"
+    r = los(m, m.parse_location("C2"), m.parse_location("C6"), chart=chart)
+    assert not r.clear and r.blocked_by is not None and r.blocked_by.rule == "B9.2"
+    assert r.blocked_by.hexside is not None and m.name_of(r.blocked_by.hexside) == "C3-C4"
+    m2, lower = _hillside_wall("lower-hex")
+    assert los(m2, m2.parse_location("C2"), m2.parse_location("C6"), chart=lower).clear
+
+
+# ------------------------------------------------------------------ cliffs (B11)
+
+
+def _cliffs() -> Map:
+    """Three level-2 viewers above level-1 ground: C1 over C2-C3 (a plain Crest Line C3-C4), E1 over E2-E3
+    with a cliff hexside E3-E4, G2 right beside G3 with a cliff hexside G3-G4; level 0 beyond."""
+    return Map.from_data({"format": "asl-terrain/1", "columns": ["A", "I"], "rows": [1, 8],
+                          "hex": [{"at": ["C1", "E1", "G2"], "level": 2},
+                                  {"at": ["C2", "C3", "E2", "E3", "G3"], "level": 1}],
+                          "hexside": [{"at": ["E3-E4", "G3-G4"], "cliff": True}]})
+
+
+def test_b11_21_a_cliff_casts_a_blind_hex_a_crest_line_does_not() -> None:
+    """From two levels up, one level above the hill: behind the Crest Line C3-C4 the count is reduced to
+    none (B10.23) and C4 is seen; behind the cliff E3-E4 it is never below one (B11.21), so E4 is blind
+    and E5 beyond it is seen; from G2, ADJACENT to the cliff's hill hex, the reduction applies again."""
+    m = _cliffs()
+    assert ruling(m, "C1", "C4").clear
+    r = ruling(m, "E1", "E4")
+    assert not r.clear and r.blind and r.blocked_by is not None and r.blocked_by.rule == "B11.21"
+    assert ruling(m, "E1", "E5").clear
+    assert ruling(m, "G2", "G4").clear
+    assert not ruling(m, "E4", "E1").clear  # A6.5
+
+
+@pytest.mark.parametrize("unit", ["infantry", "cavalry", "vehicle"])
+def test_b11_1_no_unit_crosses_a_cliff_without_climbing(unit: str) -> None:
+    """B11.1: a cliff hexside is crossed only by Climbing (B11.4, not modelled), up or down; the Crest Line
+    beside it (C3-C4) is crossed as ever."""
+    m = _cliffs()
+    for a, b in (("E4", "E3"), ("E3", "E4")):
+        r = move_cost(m, unit, a, b)
+        assert not r.allowed and r.forbidden_by == "B11.1", (a, b)
+    assert move_cost(m, unit, "C4", "C3").allowed
+
+
+@needs("bd02")
+def test_bd02_cliffs_are_carried() -> None:
+    """bd02's 27 cliff hexsides (VASL's own count) are `cliff` hexsides, none left out."""
+    res = vasl.import_boards(["bd02"])
+    assert sum(len(h["at"]) for h in res.map["hexside"] if h.get("cliff")) == 27
+    assert not any(line.startswith("Cliff") for line in res.unsupported)

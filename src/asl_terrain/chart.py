@@ -308,6 +308,7 @@ _CHOICES: dict[str, tuple[str, ...]] = {
     "mines_revealed_exemption": ("paved-crest-lower", "all-crest-lower"),
     "rubble_removes_mines": ("hexes", "effect"),
     "orchard_out_of_season_los": ("same-level", "adjacent-once", "each"),
+    "wall_on_hillside": ("higher-hex", "lower-hex"),
 }
 Q = Fraction(1, 4)
 #: (lowest, highest, step or None) of named parameters; the others: 0..100 in quarters

@@ -610,6 +610,7 @@ class _Tables:
         self.roadblock_own_hex = bool(j("roadblock_los_own_hex").value)
         self.depiction_clear = bool(j("stream_depiction_clear").value)
         self.wall_vertex_both_sides = bool(j("wall_vertex_both_sides").value)
+        self.wall_on_higher = str(j("wall_on_hillside").value) == "higher-hex"
         self.orchard_out = str(j("orchard_out_of_season_los").value)
         if self.orchard_out not in _ORCHARD_OUT_READINGS:
             raise ChartError(f"{chart.source}: judgment.orchard_out_of_season_los is {self.orchard_out!r}; "
@@ -644,6 +645,7 @@ class _Tables:
         self.walls: dict[tuple[int, int], tuple[int, str, str, Hexside, bool]] = {}
         self.narrow: set[tuple[int, int]] = set()
         self.rowhouse: dict[tuple[int, int], tuple[int, Hexside]] = {}  # B23.71: top, hexside
+        self.cliffs: dict[int, list[int]] = {}  # B11: hex index -> the hexes across its cliff hexsides
         self.stream_sides: set[tuple[int, int]] = set()
         ups: dict[int, set[Hexside]] = {}
         for hs in list(m._written_hexsides):
@@ -654,6 +656,10 @@ class _Tables:
             for what, on in (("wall", t.wall), ("hedge", t.hedge), ("bocage", t.bocage)):
                 if on:
                     self._add_wall(hs, what)
+            if t.cliff and all(h in m.grid for h in hs.hexes):
+                ia_, ib_ = key
+                self.cliffs.setdefault(ia_, []).append(ib_)
+                self.cliffs.setdefault(ib_, []).append(ia_)
             if t.rowhouse_wall:
                 top = max(self.ground_of(h) + _quarters(obstacle_height(m.terrain(h), chart), "rowhouse wall")
                           for h in hs.hexes if h in m.grid)
@@ -747,7 +753,9 @@ class _Tables:
     def _add_wall(self, hs: Hexside, what: str) -> None:
         e = self.chart.entry(what).los
         assert e is not None
-        top = max(self.ground_of(h) for h in hs.hexes) + _quarters(e["height"], f"hexside.{what}.los.height")
+        grounds = [self.ground_of(h) for h in hs.hexes if h in self.m.grid]
+        base = max(grounds) if self.wall_on_higher else min(grounds)  # judgment.wall_on_hillside (B9.2)
+        top = base + _quarters(e["height"], f"hexside.{what}.los.height")
         key = self.side_key(hs)
         old = self.walls.get(key)
         if old is None or old[0] < top:
@@ -1463,6 +1471,8 @@ def _walk(tab: _Tables, contacts: tuple[tuple[Any, ...], ...], base: int, A: _En
                 out.clear = False
                 out.blind = True
                 rule = "B10.23" if kind == _CREST else "A6.4"
+                if kind == _CREST and cliff_blind_hexes(tab, src, *((A, B) if ea > eb else (B, A))):
+                    rule = "B11.21"
                 out.block = (c[1], src, None, f"{o[2]}: Blind Hex", rule)
                 out.rules.append(o[3])
                 return
@@ -1641,11 +1651,21 @@ def _blind_source(tab: _Tables, top: int, srcs: tuple[int, ...], crest: bool, A:
         R = tab.dist(H.idx, s)
         n = 1 + max(0, (top - L.elev) // _Q - 1) + R // tab.blind_step - max(0, (H.elev - top) // _Q - 1)
         n = max(n, 1)
-        if crest:
+        if crest and not cliff_blind_hexes(tab, s, H, L):
             n -= 1
         if tab.dist(s, L.idx) <= n:
             return s
     return None
+
+
+def cliff_blind_hexes(tab: _Tables, s: int, H: _End, L: _End) -> bool:
+    """B11.21: unlike a Crest Line's (B10.23), the Blind Hexes a cliff hexside casts to a non-adjacent
+    viewer are never reduced below one: whether the ground of hex ``s`` drops to the lower end ``L`` across
+    one of its cliff hexsides (one whose other hex is nearer ``L``), seen from ``H`` not adjacent to it."""
+    if not tab.cliffs or tab.dist(H.idx, s) <= 1:
+        return False
+    d = tab.dist(s, L.idx)
+    return any(tab.dist(n, L.idx) < d for n in tab.cliffs.get(s, ()))
 
 
 def _depression_runs(tab: _Tables, contacts: tuple[tuple[Any, ...], ...], base: int,

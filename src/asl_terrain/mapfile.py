@@ -97,6 +97,7 @@ class HexsideBlock(_Strict):
     hedge: Bool | None = None
     bocage: Bool | None = None
     rowhouse_wall: Bool | None = None
+    cliff: Bool | None = None
     stream: Bool | None = None
     culvert: Bool | None = None
     crest: Bool | None = None
@@ -533,7 +534,7 @@ def _check_blocks(hex_blocks: list[HexBlock | None], side_blocks: list[HexsideBl
 
 _HEX_KEYS = ("level", "terrain", "building", "building_type", "upper_levels", "steeple", "building_id",
              "stairwell", "stream", "culvert", "ford", "offboard", "bridge")
-_SIDE_KEYS = ("road", "narrow_street", "slope", "fence", "wall", "hedge", "bocage", "rowhouse_wall", "stream",
+_SIDE_KEYS = ("road", "narrow_street", "slope", "fence", "wall", "hedge", "bocage", "rowhouse_wall", "cliff", "stream",
               "culvert", "crest")
 
 

@@ -174,6 +174,7 @@ class HexsideTerrain:
     hedge: bool = False
     bocage: bool = False  # B9.5: a hedge on an earth bank; a one-level LOS obstacle (B9.52)
     rowhouse_wall: bool = False  # B23.71: the wall between two rowhouse hexes; blocks LOS and movement
+    cliff: bool = False  # B11: a near-vertical hillside; no crossing without Climbing
     stream: bool = False
     culvert: bool = False
     crest: bool = False
@@ -778,7 +779,7 @@ def _build(mf: MapFile, grid: Grid, source: str) -> Map:
     raw_hs: dict[Hexside, dict[str, Any]] = {}
     for sb in mf.hexside:
         vals = {k: getattr(sb, k) for k in ("road", "narrow_street", "slope", "fence", "wall", "hedge", "bocage",
-                                           "rowhouse_wall", "stream", "culvert", "crest") if getattr(sb, k) is not None}
+                                           "rowhouse_wall", "cliff", "stream", "culvert", "crest") if getattr(sb, k) is not None}
         if "slope" in vals:
             vals["slope"] = Hex.parse(vals["slope"])
         for text in sb.at:

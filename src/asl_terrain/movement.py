@@ -852,7 +852,7 @@ class _Mover:
         if (self.pays_mp or self.wagon) and self.m.roadblock(hs) is not None:
             raise _NA(f"no vehicle may cross the roadblock on {self.n(hs)}", "B29.4")
         for key, present in (("wall", hst.wall), ("hedge", hst.hedge), ("bocage", hst.bocage),
-                             ("rowhouse-wall", hst.rowhouse_wall), ("fence", hst.fence)):
+                             ("rowhouse-wall", hst.rowhouse_wall), ("cliff", hst.cliff), ("fence", hst.fence)):
             if present:
                 v, rule, _, name = self.cost(key)
                 if v == "NA":

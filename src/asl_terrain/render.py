@@ -621,6 +621,9 @@ def _draw_hexside_features(ctx: _Ctx, g: ET.Element, hst: HexsideTerrain, p: XY,
     if hst.hedge:
         _el(g, "line", x1=p[0], y1=p[1], x2=q[0], y2=q[1], stroke=ctx.c["hedge"], stroke_width=0.17 * s,
             stroke_linecap="round", class_="hedge", **name)
+    if hst.cliff:  # B11: drawn as a dark line along the hexside
+        _el(g, "line", x1=p[0], y1=p[1], x2=q[0], y2=q[1], stroke=ctx.c["crest"], stroke_width=0.2 * s,
+            stroke_linecap="butt", class_="cliff", **name)
     if hst.bocage:  # B9.5: a hedge on an earth bank, drawn thicker than a hedge
         _el(g, "line", x1=p[0], y1=p[1], x2=q[0], y2=q[1], stroke=ctx.c["hedge"], stroke_width=0.28 * s,
             stroke_linecap="round", class_="bocage", **name)
@@ -966,7 +969,8 @@ def _legend_layer(ctx: _Ctx, x0: float, y0: float, width: float) -> tuple[ET.Ele
     if any(hst.narrow_street is not None for hst in hsts):
         items.append(("narrow-street", "Narrow Street", None,
                       lambda sw, g: _draw_narrow_street(sw, g, g, side(narrow_street="paved"), left, right)))
-    for attr, label in (("wall", "wall"), ("hedge", "hedge"), ("bocage", "bocage"), ("fence", "barbed-wire fence")):
+    for attr, label in (("wall", "wall"), ("hedge", "hedge"), ("bocage", "bocage"), ("cliff", "cliff"),
+                        ("fence", "barbed-wire fence")):
         if any(getattr(hst, attr) for hst in hsts):
             items.append((attr, label, None, lambda sw, g, attr=attr: _draw_hexside_features(  # type: ignore[misc]
                 sw, g, side(**{attr: True}), left, right, None)))

@@ -1177,7 +1177,7 @@ _STREAMS: dict[str, str] = {
 # B6: bridges the map carries, over a stream or gully hex (`bridge` key); pontoon and foot bridges are not
 _BRIDGES: dict[str, str] = {"Single Hex Stone Bridge": "stone", "Single Hex Wooden Bridge": "wooden",
                             "Stone Bridge": "stone", "Wooden Bridge": "wooden"}
-_HEXSIDE_FLAGS: dict[str, str] = {"Wall": "wall", "Hedge": "hedge", "Bocage": "bocage",
+_HEXSIDE_FLAGS: dict[str, str] = {"Wall": "wall", "Hedge": "hedge", "Bocage": "bocage", "Cliff": "cliff",
                                   **{f"Rowhouse Wall{s}": "rowhouse_wall"
                                      for s in ("", ", 1 Level", ", 2 Level", ", 3 Level", ", 4 Level")}}
 _ROADS: dict[str, str] = {"Dirt Road": "dirt", "Paved Road": "paved"}

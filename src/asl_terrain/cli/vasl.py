@@ -295,10 +295,12 @@ CAUSES: dict[str, Cause] = {c.key: c for c in (
           "one lies in its Blind Hexes (A6.4). A multi-level building stands its top Location's level + ½ "
           "(B23.2: a building with a 1st level is a 1½-level obstacle); VASL's Blind Hex formula uses whole-"
           "level heights (1 for that building), so it finds one Blind Hex fewer behind it."),
-    Cause("cliff", "Cliff hexsides (not carried)", "B11", "asl-terrain wrong",
-          "The thread passes a cliff hexside. The map format has no cliffs yet, so the import lists them as "
-          "not carried and the engine sees only the hill levels either side; VASL counts the Blind Hexes behind "
-          "a cliff without the crest-line reduction (B10.23 applies to crests, not cliffs)."),
+    Cause("cliff", "Blind Hexes behind a cliff", "B11.21", "judgment",
+          "The thread passes a cliff hexside (`cliff`, carried since issue 11). Both count the Blind Hexes a "
+          "cliff casts without the Crest Line's reduction (B11.21, not B10.23), but they differ on which "
+          "Blind Hexes a cliff causes: asl-terrain takes those of a hill hex with a cliff hexside whose other "
+          "hex is nearer the lower end (the chart's note on [hexside.cliff]); VASL tests the cliff pixels its "
+          "walk meets."),
     Cause("water", "A Water Obstacle end, not otherwise explained", "B21", "unexplained",
           "One end is a Water Obstacle hex (a lake or pond, `terrain = \"water\"`, at the level drawn: bd08's lake "
           "at -1 below its cliffs) and no other class explains the difference. Water itself has no LOS effect "
@@ -589,8 +591,8 @@ def classify(m: Map, raster: vasl.ArtworkRaster | None, line: vasl.OracleLine, r
         if "Elevated Road" in met or r.a.hex in raised or r.b.hex in raised or \
                 (bb is not None and bb.hex is not None and bb.hex in raised):
             return "elevated-road"
-    if m.terrain(r.a.hex).bridge or m.terrain(r.b.hex).bridge or any(
-            n.endswith("Bridge") and not n.startswith(("Pontoon", "Foot")) for n in met):
+    if not r.borderline and (m.terrain(r.a.hex).bridge or m.terrain(r.b.hex).bridge or any(
+            n.endswith("Bridge") and not n.startswith(("Pontoon", "Foot")) for n in met)):
         return "bridge"
     if line.blocked and "Hindrance total" in vasl_reason:  # VASL met one more Hindrance hex's artwork
         return "graze" if r.borderline else "unexplained"
