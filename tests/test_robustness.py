@@ -443,3 +443,12 @@ def test_a_png_over_the_pixel_limit_is_refused_before_drawing(tmp_path: Path) ->
     assert r.returncode == 2 and f"at most {limits.MAX_PNG_PIXELS:,}" in r.stderr and not out.exists()
     r = run("render", "--size", "200", "-o", str(tmp_path / "big.svg"))
     assert r.returncode == 0
+
+
+def test_check_warns_of_a_stream_broken_by_a_missing_hex() -> None:
+    """D1..D3 and D5..D8 run edge to edge but for D4: both ends next to the gap are warned of."""
+    data = base(hex=[{"at": ["D1", "D2", "D3", "D5", "D6", "D7", "D8"], "stream": "shallow"}])
+    warnings = map_warnings(data, "m.toml")
+    assert [w.split()[2] for w in warnings] == ["D3", "D5"] and all("ends the stream" in w for w in warnings)
+    data["hex"][0]["at"].append("D4")  # type: ignore[index]
+    assert map_warnings(data, "m.toml") == []

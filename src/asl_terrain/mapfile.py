@@ -615,22 +615,26 @@ def _check_merged(hex_blocks: list[HexBlock | None], side_blocks: list[HexsideBl
 
 def _stream_warnings(terrain_of: dict[Hex, dict[str, Any]], sides: dict[Hexside, dict[str, Any]],
                      check: _Checker) -> list[str]:
-    """Stream hexes joined to no other stream hex (no stream hexside) and not at the map edge, where a stream
-    may run off the map: most likely a typo in a hex name."""
+    """Where a stream does not connect: a stream hex joined to no other stream hex, or a dead end (joined to
+    one) that is not at the map edge, where a stream may run off the map. A stream broken by a mistyped or
+    missing hex shows as two dead ends; a lone stream hex as one."""
     g = check.grid
     stream = {h for h, t in terrain_of.items() if t.get("stream") is not None}
     out = []
     for h in sorted(stream, key=lambda x: (x.col, x.row)):
-        joined = False
+        joined = 0
         for n in h.neighbours():
             w = sides.get(Hexside.of(h, n), {}).get("stream")
-            if (w is True) or (w is None and n in stream):
-                joined = True
-                break
-        edge = h.col in (g.col_first, g.col_last) or h.row in (g.row_first, g.row_last)
-        if not joined and not edge:
+            if (w is True and n in g) or (w is None and n in stream):
+                joined += 1
+        if joined > 1 or h.col in (g.col_first, g.col_last) or h.row in (g.row_first, g.row_last):
+            continue
+        if joined == 0:
             out.append(f"stream hex {check.prefix}{h.name} is joined to no other stream hex (no stream hexside) and "
                        "is not at the map edge: check the stream's hex names")
+        else:
+            out.append(f"stream hex {check.prefix}{h.name} ends the stream (one stream hexside) away from the map "
+                       "edge: check for a missing or mistyped stream hex next to it")
     return out
 
 
