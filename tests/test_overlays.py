@@ -100,3 +100,27 @@ def test_import_vasl_overlay_changes_the_rulings(tmp_path: Path) -> None:
     with pytest.raises(Exception, match="no board 'bd09'"):
         raise CliRunner().invoke(app, ["import-vasl", "bd01", "--overlay", "bd09:ovr1 F5 F4", "-o",
                                        str(tmp_path / "x.toml")]).exception or AssertionError("no error")
+
+
+@needs_vasl
+def test_a_saved_games_overlay_is_laid(tmp_path: Path) -> None:
+    """A VASL save whose board record lays overlay 1 (``OVR 1 F5 F4``): the import lays it like
+    ``--overlay "ovr1 F5 F4"`` (the saved-games issue lists the save's overlays; this consumes them)."""
+    from asl_terrain import vsav
+
+    assert DATA is not None
+    src = DATA / "games" / "The Streets Of Stalingrad (Scenario C).vsav"
+    if not src.exists():
+        pytest.skip("needs the saved game The Streets Of Stalingrad (Scenario C).vsav")
+    stream = vsav.read_stream(src)
+    board = vsav.read_save(src).boards[0]
+    record = f"\t{board.version}\t" if board.version else None
+    assert record is not None and f"VER{record}" in stream
+    out = tmp_path / "with-overlay.vsav"
+    vsav.write_save(out, stream.replace(f"VER{record}", f"VER{record}OVR\t1\tF5\tF4\t", 1), like=src)
+    assert vsav.read_save(out).boards[0].overlays == (("1", "F5", "F4"),)
+    r = vsav.import_save(out)
+    m = Map.from_data(r.map)
+    assert m.depiction is not None and m.depiction.boards[0].overlays == ("ovr1 F5 F4",)
+    assert m.terrain(m.parse_hex("F6")).terrain == "woods"
+    assert not any("overlay" in line for line in r.unsupported)

@@ -28,7 +28,8 @@ from asl_terrain.artwork_colors import RGB, ColourMeaning, classify, meaning_of_
 from asl_terrain.errors import MapError
 from asl_terrain.vasl import BoardArchive, TerrainTable, load_terrain_table, vasl_data_dir
 
-__all__ = ["Overlay", "OverlayPlacement", "OverlaidBoard", "lay_overlays", "parse_placement", "read_overlay"]
+__all__ = ["Overlay", "OverlayPlacement", "OverlaidBoard", "archive_of", "lay_overlays", "parse_placement",
+           "read_overlay"]
 
 _ORIENTATIONS = "abcdef"
 
@@ -85,8 +86,18 @@ def _resolve(archive: str, base: str = "") -> Path:
                    "overlays/)")
 
 
-def read_overlay(archive: str | Path, base: str = "") -> Overlay:
-    """Read an overlay archive (``ovr1``, or a path)."""
+def archive_of(name: str) -> str:
+    """The archive VASL keeps an overlay named ``name`` in: ``1`` → ``ovr1``, ``x20`` → ``ovrX`` (the
+    letters of a lettered name, upper-cased)."""
+    if name[:1].isdigit():
+        return f"ovr{name}"
+    letters = name.rstrip("0123456789")
+    return f"ovr{(letters or name).upper()}"
+
+
+def read_overlay(archive: str | Path, base: str = "", name: str | None = None) -> Overlay:
+    """Read an overlay archive (``ovr1``, or a path); ``name``: the overlay's own name when the archive
+    holds several (``x20`` in ``ovrX``), by default the archive's name without ``ovr``."""
     path = _resolve(str(archive), base)
     try:
         with zipfile.ZipFile(path) as z:
@@ -95,7 +106,7 @@ def read_overlay(archive: str | Path, base: str = "") -> Overlay:
             colors = parse_colors_table(z.read("colors").decode("latin-1")) if "colors" in members else {}
     except (OSError, zipfile.BadZipFile) as exc:
         raise MapError(f"{path}: not a readable VASL overlay archive: {exc}") from None
-    stem = path.name[3:] if path.name.lower().startswith("ovr") else path.name
+    stem = name or (path.name[3:] if path.name.lower().startswith("ovr") else path.name)
     origins: dict[str, str] = {}
     for line in data.splitlines():
         parts = line.split(None, 1)

@@ -501,6 +501,20 @@ def import_save(path: str | Path, *, boards_dir: str | Path | None = None, name:
     archives = []
     for b in game.boards:
         archives.append(vasl.read_board(vasl.find_board(b.archive_name, boards_dir)))
+    laid_overlays: set[tuple[str, str, str]] = set()
+    for i, b in enumerate(game.boards):  # the overlays VASL laid on the board (issue 15)
+        if b.overlays:
+            from .overlays import archive_of, lay_overlays, read_overlay
+
+            placements = []
+            for ovr in b.overlays:
+                try:
+                    read_overlay(archive_of(ovr[0]), name=ovr[0])
+                except MapError:
+                    continue
+                placements.append(f"{archive_of(ovr[0])} {ovr[1]} {ovr[2]}")
+                laid_overlays.add(ovr)
+            archives[i] = lay_overlays(archives[i], placements)
     layout = ";".join(",".join(("r" if b.flipped else "") + b.archive_name for b in row) for row in rows)
     title = name or Path(path).stem
     result = vasl.import_boards(archives, layout=layout, name=title,
@@ -514,7 +528,9 @@ def import_save(path: str | Path, *, boards_dir: str | Path | None = None, name:
             unsupported.append(f"board {b.name}: cropped to pixels {b.crop} in the save; the crop is not applied "
                                "(the whole board is on the map)")
         for ovr in b.overlays:
-            unsupported.append(f"board {b.name}: overlay {ovr[0]} at {ovr[1]}-{ovr[2]} (overlays are not carried yet)")
+            if ovr not in laid_overlays:
+                unsupported.append(f"board {b.name}: overlay {ovr[0]} at {ovr[1]}-{ovr[2]}: no overlay archive "
+                                   "found (not laid)")
     depiction = data["depiction"]
     assert isinstance(depiction, dict)
     for d, b in zip(depiction["board"], [b for row in rows for b in row]):
