@@ -12,7 +12,7 @@ Imports: chart, errors, model, rulings, units. Never effects, movement, los, ask
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
@@ -338,102 +338,227 @@ def can_set_up(m: Map, item: str, at: Location | None, *, mine_kind: str | None 
                          f"{m.name_of(at.base())}")
     if item == "mines" and mine_kind not in ("A-P", "A-T"):
         raise QueryError(f"mine_kind: expected \"A-P\" or \"A-T\", got {mine_kind!r}")
-    name = m.name_of(at)
-    what = _item_words(item, mine_kind, hidden)
+    ctx = _SetUp.of(m, chart, item, at, mine_kind, hidden)
+    for rule in (*_ANY_ITEM, *_RULES_BY_ITEM.get(item, _FORTIFICATION)):
+        ruling = rule(ctx)
+        if ruling is not None:
+            return ruling
+    raise AssertionError(f"no set-up rule decided {item!r}")  # each tuple ends with a rule that always decides
 
-    def no(reason: str, *rules: str, revealed: bool = False) -> SetupRuling:
-        return SetupRuling(item, name, False, revealed, reason, rules, (f"{what} may not be set up in {name}: "
-                                                                         f"{reason}.",))
 
-    def yes(sentence: str, *rules: str, revealed: bool = False) -> SetupRuling:
-        return SetupRuling(item, name, True, revealed, None, rules, (f"{what} may be set up in {name}: "
-                                                                      f"{sentence}.",))
+# ------------------------------------------------------------------------------- set-up as a rulebook
+#
+# Each rule below decides one restriction (or permission) and cites it; ``can_set_up`` asks them in order and
+# the first that answers decides. A new restriction is one function, put in its place in the tuples at the end.
 
-    # P4.21: nothing at all is set up IN a Stream Culvert
-    if at.place == "culvert":
-        return no("no unit, Equipment or Fortification may be set up IN a Stream Culvert (P4.21)", "P4.21")
-    steeple = is_steeple(m, at)
-    if item == "gun" and steeple:
-        return no("no Gun may be set up in a Steeple Location (P5.21)", "P5.21")
-    if item == "fortified-building":
-        if steeple:
-            return no("a Steeple Location cannot be Fortified (P5.2)", "P5.2")
-        if not m.terrain(at.hex).is_building or at.place:
-            return no("only a building Location can be Fortified (B23.9)", "B23.9")
-        return yes("it is a building Location (B23.9)", "B23.9")
-    if item in ("squad", "half-squad", "unit"):
-        limit = stacking_limit(m, at, chart=chart)
-        need = squad_equivalents(item, chart)
-        if need > limit.squad_equivalents:
-            return no(f"a {item} exceeds its stacking limit of {limit.limit} ({', '.join(limit.rules())})",
-                      *limit.rules())
-        return yes(f"its stacking limit is {limit.limit} ({', '.join(limit.rules())})", *limit.rules())
-    if item == "gun":
-        return yes("no rule of the seeds forbids it (P5.21 and P4.21 do not apply)", "P5.21")
-    # Fortifications in a hex
-    h = at.hex
-    paved_ns = paved_narrow_street_hexsides(m, h)
-    # a real paved road hexside (not one that is also a Narrow Street): P5.14 does not lift B3.5 there
-    paved_road = bool(_road_hexsides(m, h))
-    terrain = _terrain_key(m, at)
-    if item == "entrenchment":
-        forbidden = chart.param("entrenchment_forbidden_terrain")
-        if at.level or at.place in ("rooftop",) or steeple:
-            return no("an entrenchment is dug at ground level (B27.1)", "B27.1")
-        if terrain in forbidden.value:
-            return no(f"an entrenchment may not be dug in {terrain} ({forbidden.rule})", forbidden.rule)
-        if paved_road:  # a real paved road: P5.14 speaks of Narrow Streets only and does not lift B3.5
-            return no(f"{m.name_of(h)} is a paved road hex: a paved road crosses {_road_names(m, h)} (B3.5)"
-                      + (f"; its paved Narrow Street hexside ({_names(m, paved_ns)}) does not lift that (P5.14)"
-                         if paved_ns else ""), "B3.5", *(("P5.14",) if paved_ns else ()))
-        if paved_ns:
-            return yes(f"hex {m.name_of(h)} has a paved Narrow Street hexside ({_names(m, paved_ns)}), so a "
-                       f"Fortification not normally allowed in a paved road hex may be placed (P5.14)",
-                       "P5.14", "B3.5")
-        return yes("nothing in the hex forbids it (B3.5, P5.14 do not apply)", "B3.5")
-    if item == "mines":
-        forbidden = chart.param("mines_forbidden_terrain")
-        if at.level or at.place in ("rooftop",):
-            return no("a minefield lies in a hex's ground-level Location (B28.1)", "B28.1")
-        if terrain in forbidden.value:
-            return no(f"no minefield may be set up in {terrain} ({forbidden.rule})", forbidden.rule)
-        if _is_interior_building_hex(m, h):
-            return no("no minefield may be set up in an interior building hex (B28.1)", "B28.1")
-        if paved_road:  # B3.5 and B28.1 hold in a real paved road hex, a paved Narrow Street beside or not
-            road = f"a paved road crosses {_road_names(m, h)}"
-            also = (f"; its paved Narrow Street hexside ({_names(m, paved_ns)}) does not lift that (P5.14)"
-                    if paved_ns else "")
-            extra = ("P5.14",) if paved_ns else ()
-            if hidden:
-                reveal = bool(paved_ns) and mines_must_be_revealed(m, h, chart)
-                return no(f"hidden mines may not be placed in a paved road hex ({m.name_of(h)}: {road}) (B3.5)"
-                          + also + ("; and beside its paved Narrow Street they must be placed on-map revealed "
-                                    "(P5.142)" if reveal else ""), "B3.5", *extra, *(("P5.142",) if reveal else ()))
-            if mine_kind == "A-T":
-                return yes(f"non-hidden A-T mines may be set up in a paved road hex ({road}) (B28.53)",
-                           "B28.53", "B3.5")
-            return no(f"only non-hidden A-T mines may be set up in a paved road hex ({road}) (B28.1, B28.53)"
-                      + also, "B28.1", "B28.53", "B3.5", *extra)
-        if paved_ns:
-            reveal = mines_must_be_revealed(m, h, chart)
-            if reveal and hidden:
-                return no(f"mines in a hex with a paved Narrow Street hexside ({_names(m, paved_ns)}) must be "
-                          "placed on-map revealed (P5.142)", "P5.142", revealed=True)
-            if reveal:
-                return yes(f"revealed, as P5.142 requires in a hex with a paved Narrow Street hexside "
-                           f"({_names(m, paved_ns)}); P5.14 allows them beside a paved Narrow Street",
-                           "P5.142", "P5.14", revealed=True)
-            return yes(f"every Narrow Street hexside of {m.name_of(h)} is a Crest Line toward a lower hex, so "
-                       "they need not be revealed (P5.142 exception); P5.14 allows them", "P5.142", "P5.14")
-        ns = _narrow_street_hexsides(m, h)
-        if ns:
-            return yes(f"its Narrow Street hexsides ({_names(m, ns)}) are unpaved, so the mines may be hidden "
-                       "(P5.142)", "P5.142")
-        return yes("nothing in the hex forbids it (B3.5, P5.142 do not apply)", "B3.5")
-    # a generic Fortification
-    if steeple:
-        return no("a Steeple Location cannot be Fortified (P5.2)", "P5.2")
-    return yes("no rule of the seeds forbids it (P4.21, P5.14 checked)", "P5.14")
+
+@dataclass(frozen=True, slots=True)
+class _SetUp:
+    """What the set-up rules read: the question, and the facts of its hex they share."""
+
+    m: Map
+    chart: Chart
+    item: str
+    at: Location
+    mine_kind: str | None
+    hidden: bool
+    name: str
+    what: str
+    steeple: bool
+    paved_ns: tuple[Hexside, ...]
+    paved_road: bool  # a real paved road hexside (not also a Narrow Street): P5.14 does not lift B3.5 there
+    terrain: str
+
+    @classmethod
+    def of(cls, m: Map, chart: Chart, item: str, at: Location, mine_kind: str | None, hidden: bool) -> _SetUp:
+        h = at.hex
+        return cls(m, chart, item, at, mine_kind, hidden, m.name_of(at), _item_words(item, mine_kind, hidden),
+                   is_steeple(m, at), paved_narrow_street_hexsides(m, h), bool(_road_hexsides(m, h)),
+                   _terrain_key(m, at))
+
+    def no(self, reason: str, *rules: str, revealed: bool = False) -> SetupRuling:
+        return SetupRuling(self.item, self.name, False, revealed, reason, rules,
+                           (f"{self.what} may not be set up in {self.name}: {reason}.",))
+
+    def yes(self, sentence: str, *rules: str, revealed: bool = False) -> SetupRuling:
+        return SetupRuling(self.item, self.name, True, revealed, None, rules,
+                           (f"{self.what} may be set up in {self.name}: {sentence}.",))
+
+    @property
+    def hex_name(self) -> str:
+        return self.m.name_of(self.at.hex)
+
+    def road(self) -> str:
+        return f"a paved road crosses {_road_names(self.m, self.at.hex)}"
+
+    def ns_does_not_lift(self) -> str:
+        """The clause saying a paved Narrow Street beside a real paved road does not lift B3.5 (P5.14)."""
+        return (f"; its paved Narrow Street hexside ({_names(self.m, self.paved_ns)}) does not lift that (P5.14)"
+                if self.paved_ns else "")
+
+
+_Rule = Callable[[_SetUp], "SetupRuling | None"]
+
+
+def nothing_in_a_culvert(c: _SetUp) -> SetupRuling | None:
+    """P4.21: nothing at all is set up IN a Stream Culvert."""
+    if c.at.place == "culvert":
+        return c.no("no unit, Equipment or Fortification may be set up IN a Stream Culvert (P4.21)", "P4.21")
+    return None
+
+
+def no_gun_in_a_steeple(c: _SetUp) -> SetupRuling | None:
+    """P5.21: no Gun in a Steeple Location."""
+    if c.steeple:
+        return c.no("no Gun may be set up in a Steeple Location (P5.21)", "P5.21")
+    return None
+
+
+def gun_otherwise_allowed(c: _SetUp) -> SetupRuling:
+    """No rule of the seeds forbids a Gun elsewhere (P5.21 and P4.21 checked before)."""
+    return c.yes("no rule of the seeds forbids it (P5.21 and P4.21 do not apply)", "P5.21")
+
+
+def steeple_cannot_be_fortified(c: _SetUp) -> SetupRuling | None:
+    """P5.2: a Steeple Location cannot be Fortified."""
+    if c.steeple:
+        return c.no("a Steeple Location cannot be Fortified (P5.2)", "P5.2")
+    return None
+
+
+def only_building_locations_fortified(c: _SetUp) -> SetupRuling:
+    """B23.9: only a building Location can be Fortified."""
+    if not c.m.terrain(c.at.hex).is_building or c.at.place:
+        return c.no("only a building Location can be Fortified (B23.9)", "B23.9")
+    return c.yes("it is a building Location (B23.9)", "B23.9")
+
+
+def units_within_stacking_limit(c: _SetUp) -> SetupRuling:
+    """A5.1, P4.2, P5.21: a unit is set up only where it does not exceed the Location's stacking limit."""
+    limit = stacking_limit(c.m, c.at, chart=c.chart)
+    rules = limit.rules()
+    if squad_equivalents(c.item, c.chart) > limit.squad_equivalents:
+        return c.no(f"a {c.item} exceeds its stacking limit of {limit.limit} ({', '.join(rules)})", *rules)
+    return c.yes(f"its stacking limit is {limit.limit} ({', '.join(rules)})", *rules)
+
+
+def entrenchment_at_ground_level(c: _SetUp) -> SetupRuling | None:
+    """B27.1: an entrenchment is dug at ground level."""
+    if c.at.level or c.at.place in ("rooftop",) or c.steeple:
+        return c.no("an entrenchment is dug at ground level (B27.1)", "B27.1")
+    return None
+
+
+def entrenchment_terrain(c: _SetUp) -> SetupRuling | None:
+    """B27.1: terrain where no entrenchment may be dug (``param.entrenchment_forbidden_terrain``)."""
+    forbidden = c.chart.param("entrenchment_forbidden_terrain")
+    if c.terrain in forbidden.value:
+        return c.no(f"an entrenchment may not be dug in {c.terrain} ({forbidden.rule})", forbidden.rule)
+    return None
+
+
+def entrenchment_not_in_paved_road_hex(c: _SetUp) -> SetupRuling | None:
+    """B3.5: no entrenchment in a paved road hex; a paved Narrow Street beside it does not lift that (P5.14)."""
+    if c.paved_road:
+        return c.no(f"{c.hex_name} is a paved road hex: {c.road()} (B3.5){c.ns_does_not_lift()}",
+                    "B3.5", *(("P5.14",) if c.paved_ns else ()))
+    return None
+
+
+def entrenchment_beside_paved_narrow_street(c: _SetUp) -> SetupRuling:
+    """P5.14: a paved Narrow Street hexside does not forbid what a paved road hex would (B3.5)."""
+    if c.paved_ns:
+        return c.yes(f"hex {c.hex_name} has a paved Narrow Street hexside ({_names(c.m, c.paved_ns)}), so a "
+                     "Fortification not normally allowed in a paved road hex may be placed (P5.14)", "P5.14", "B3.5")
+    return c.yes("nothing in the hex forbids it (B3.5, P5.14 do not apply)", "B3.5")
+
+
+def minefield_at_ground_level(c: _SetUp) -> SetupRuling | None:
+    """B28.1: a minefield lies in a hex's ground-level Location."""
+    if c.at.level or c.at.place in ("rooftop",):
+        return c.no("a minefield lies in a hex's ground-level Location (B28.1)", "B28.1")
+    return None
+
+
+def minefield_terrain(c: _SetUp) -> SetupRuling | None:
+    """B28.1: terrain where no minefield may be set up (``param.mines_forbidden_terrain``)."""
+    forbidden = c.chart.param("mines_forbidden_terrain")
+    if c.terrain in forbidden.value:
+        return c.no(f"no minefield may be set up in {c.terrain} ({forbidden.rule})", forbidden.rule)
+    return None
+
+
+def minefield_not_in_interior_building_hex(c: _SetUp) -> SetupRuling | None:
+    """B28.1: no minefield in an interior building hex."""
+    if _is_interior_building_hex(c.m, c.at.hex):
+        return c.no("no minefield may be set up in an interior building hex (B28.1)", "B28.1")
+    return None
+
+
+def mines_in_paved_road_hex(c: _SetUp) -> SetupRuling | None:
+    """B3.5, B28.1, B28.53: in a real paved road hex only non-hidden A-T mines, a paved Narrow Street beside
+    it or not (P5.14 does not lift that); hidden ones beside a paved Narrow Street must be revealed (P5.142)."""
+    if not c.paved_road:
+        return None
+    road, also = c.road(), c.ns_does_not_lift()
+    extra = ("P5.14",) if c.paved_ns else ()
+    if c.hidden:
+        reveal = bool(c.paved_ns) and mines_must_be_revealed(c.m, c.at.hex, c.chart)
+        return c.no(f"hidden mines may not be placed in a paved road hex ({c.hex_name}: {road}) (B3.5)"
+                    + also + ("; and beside its paved Narrow Street they must be placed on-map revealed "
+                              "(P5.142)" if reveal else ""), "B3.5", *extra, *(("P5.142",) if reveal else ()))
+    if c.mine_kind == "A-T":
+        return c.yes(f"non-hidden A-T mines may be set up in a paved road hex ({road}) (B28.53)", "B28.53", "B3.5")
+    return c.no(f"only non-hidden A-T mines may be set up in a paved road hex ({road}) (B28.1, B28.53)" + also,
+                "B28.1", "B28.53", "B3.5", *extra)
+
+
+def mines_beside_paved_narrow_street(c: _SetUp) -> SetupRuling | None:
+    """P5.142 (and P5.14): mines in a hex with a paved Narrow Street hexside are placed on-map revealed, unless
+    its Narrow Street hexsides are Crest Lines toward lower hexes."""
+    if not c.paved_ns:
+        return None
+    ns = _names(c.m, c.paved_ns)
+    if not mines_must_be_revealed(c.m, c.at.hex, c.chart):
+        return c.yes(f"every Narrow Street hexside of {c.hex_name} is a Crest Line toward a lower hex, so "
+                     "they need not be revealed (P5.142 exception); P5.14 allows them", "P5.142", "P5.14")
+    if c.hidden:
+        return c.no(f"mines in a hex with a paved Narrow Street hexside ({ns}) must be placed on-map revealed "
+                    "(P5.142)", "P5.142", revealed=True)
+    return c.yes(f"revealed, as P5.142 requires in a hex with a paved Narrow Street hexside ({ns}); P5.14 "
+                 "allows them beside a paved Narrow Street", "P5.142", "P5.14", revealed=True)
+
+
+def mines_otherwise_allowed(c: _SetUp) -> SetupRuling:
+    """P5.142: beside unpaved Narrow Streets mines may be hidden; elsewhere nothing of the seeds forbids them."""
+    ns = _narrow_street_hexsides(c.m, c.at.hex)
+    if ns:
+        return c.yes(f"its Narrow Street hexsides ({_names(c.m, ns)}) are unpaved, so the mines may be hidden "
+                     "(P5.142)", "P5.142")
+    return c.yes("nothing in the hex forbids it (B3.5, P5.142 do not apply)", "B3.5")
+
+
+def fortification_otherwise_allowed(c: _SetUp) -> SetupRuling:
+    """A Fortification the seeds do not restrict further (P4.21 and P5.2 checked before)."""
+    return c.yes("no rule of the seeds forbids it (P4.21, P5.14 checked)", "P5.14")
+
+
+#: the rules every set-up meets first
+_ANY_ITEM: tuple[_Rule, ...] = (nothing_in_a_culvert,)
+#: then the rules of its item, in order; the last one of each always decides
+_UNITS: tuple[_Rule, ...] = (units_within_stacking_limit,)
+_FORTIFICATION: tuple[_Rule, ...] = (steeple_cannot_be_fortified, fortification_otherwise_allowed)
+_RULES_BY_ITEM: dict[str, tuple[_Rule, ...]] = {
+    "gun": (no_gun_in_a_steeple, gun_otherwise_allowed),
+    "fortified-building": (steeple_cannot_be_fortified, only_building_locations_fortified),
+    "squad": _UNITS,
+    "half-squad": _UNITS,
+    "unit": _UNITS,
+    "entrenchment": (entrenchment_at_ground_level, entrenchment_terrain, entrenchment_not_in_paved_road_hex,
+                     entrenchment_beside_paved_narrow_street),
+    "mines": (minefield_at_ground_level, minefield_terrain, minefield_not_in_interior_building_hex,
+              mines_in_paved_road_hex, mines_beside_paved_narrow_street, mines_otherwise_allowed),
+}
 
 
 def _roadblock(m: Map, at: Location | None, hexside: Hexside | None, arrow: Vertex | None) -> SetupRuling:
