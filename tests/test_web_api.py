@@ -266,7 +266,7 @@ def test_serve_refuses_a_port_in_use_with_one_line() -> None:
 @pytest.mark.parametrize("args, words", [
     (["serve", "--boards", "bd01,,bd02"], "layout"),
     (["serve", "x.toml", "--boards", "bd01"], "--boards: give either a map file or --boards"),
-    (["serve", "game.vsav"], "a VASL saved game cannot be served yet"),
+    (["serve", "no-such-game.vsav"], "no-such-game.vsav: no such saved game"),
     (["serve", "no-such-map.toml"], "no-such-map.toml"),
 ])
 def test_serve_refuses_bad_arguments_with_one_line(args: list[str], words: str) -> None:
@@ -290,6 +290,28 @@ def test_an_imported_board_answers_as_ask_and_names_its_hexes() -> None:
         assert got.status_code == 200 and got.json() == _roundtrip(answer_all(m, qs)[0])
         svg = c.get("/api/map.svg").text
         assert "data:image/png;base64," in svg  # drawn on the board's artwork
+
+
+GAME = (DATA / "games" / "Hill 621 (Scenario E).vsav") if DATA is not None else None
+
+
+@pytest.mark.skipif(GAME is None or not GAME.is_file(), reason="the VASL saved game 'Hill 621 (Scenario E).vsav' "
+                    "is not found in ../shared/vasl/games")
+def test_a_saved_game_is_served_with_its_units_and_counters() -> None:
+    from asl_terrain import vsav
+    from asl_terrain.ask.whatif import counters_from_json
+
+    assert GAME is not None
+    m = Map.from_data(vsav.import_save(GAME).map, source=str(GAME))
+    with TestClient(create_app(m)) as c:
+        d = c.get("/api/map").json()
+        assert d["units"] and len(d["units"]) == len(m.units)  # this game's units all wait off the map
+        assert [(u["name"], u["side"]) for u in d["units"]] == [(u.name, u.side) for u in m.units]
+        assert all(m.parse_location(u["at"]) == u0.at for u, u0 in zip(d["units"], m.units) if u["at"])
+        assert counters_from_json(m, d["counters"]) == m.counters
+        at = d["hexes"][len(d["hexes"]) // 2]["name"]
+        got = c.post("/api/ask", json=[{"kind": "stacking", "at": at}]).json()
+        assert got == _roundtrip([answer_all(m, [{"kind": "stacking", "at": at}])[0][0]])
 
 
 @needs_vasl

@@ -313,6 +313,12 @@ def test_conditions_switched_recompute_the_answer(page: Page, demo: Map) -> None
     want = answer_one(demo, q)
     got = page.answer(lambda x: x == want)
     assert got == want
+    page.page.click("#ssr-menu summary")  # an SSR switch the engine knows: no roads (B3.1)
+    page.page.check('#ssr-list input[data-ssr="no-roads"]')
+    q["conditions"] = {"month": 10, "weather": "mud", "ssr": ["no-roads"]}
+    want = answer_one(demo, q)
+    assert want != got and "error" not in want
+    assert page.answer(lambda x: x == want) == want
 
 
 def test_move_cost_and_the_hex_panel_by_right_click(page: Page, demo: Map) -> None:
@@ -425,5 +431,29 @@ def test_a_layout_names_its_boards_and_board_prefixed_hexes(browser: Any) -> Non
             a = p.answer(lambda a: a.get("kind") == "los" and a.get("to") == "2E5")
             assert a == answer_one(m, {"kind": "los", "from": "1Y5", "to": "2E5"})
             p.shot("layout-los")
+    finally:
+        srv.stop()
+
+
+def test_units_of_the_map_are_shown_in_their_hexes(browser: Any) -> None:
+    """A map's [[unit]]s (as a saved game gives them) are drawn in their hexes, named in a tooltip."""
+    import tomllib
+
+    from asl_terrain.model import demo_map_path
+
+    data = tomllib.loads(demo_map_path().read_text())
+    data["unit"] = [{"name": "4-6-7 squad", "kind": "squad", "side": "German", "at": "K10"},
+                    {"name": "8-1 leader", "kind": "leader", "side": "German", "at": "K10"},
+                    {"name": "4-4-7 squad", "kind": "squad", "side": "Russian", "at": "M13"},
+                    {"name": "reserve", "kind": "squad", "side": "Russian"}]
+    m = Map.from_data(data)
+    srv = start_background(create_app(m))
+    try:
+        for p in _open(browser, srv, m):
+            shown = p.page.eval_on_selector_all("#layer-counters [data-unit]",
+                                                "els => els.map(e => [e.dataset.unit, e.dataset.at])")
+            assert sorted(shown) == [["leader", "HrK10"], ["squad", "HrK10"], ["squad", "HrM13"]]
+            tips = p.page.eval_on_selector_all("#layer-counters [data-unit] title", "els => els.map(e => e.textContent)")
+            assert "4-6-7 squad (squad, German) in HrK10" in tips
     finally:
         srv.stop()

@@ -62,15 +62,15 @@ def _counter(m: Map, c: Any) -> Counter:
         if at not in bypass.hexes:
             raise QueryError(f"bypass {c.bypass!r} is not a hexside of {c.at}")
     if c.type == "smoke":
-        return Counter("smoke", at=at, strength=c.strength)
+        return Counter("smoke", at=at, strength=c.strength, smoke_kind=c.kind)
     if c.type == "residual-fp":
         return Counter("residual-fp", at=at, fp=c.fp)
     if c.type == "mines":
         return Counter("mines", at=at, kind=c.kind, strength=c.strength, hidden=c.hidden)
     if c.type == "wreck":
-        return Counter("wreck", at=at, bypass=bypass, burning=c.burning)
+        return Counter("wreck", at=at, bypass=bypass, burning=c.burning, name=c.name, facing=c.facing)
     if c.type == "vehicle":
-        return Counter("vehicle", at=at, bypass=bypass, immobile=c.immobile)
+        return Counter("vehicle", at=at, bypass=bypass, immobile=c.immobile, name=c.name, facing=c.facing)
     return Counter(c.type, at=at)
 
 
@@ -87,6 +87,8 @@ def counter_to_json(m: Map, c: Counter) -> dict[str, Any]:
     out["at"] = m.name_of(c.at)
     if c.type == "smoke":
         out["strength"] = c.strength
+        if c.smoke_kind is not None:
+            out["kind"] = c.smoke_kind
     elif c.type == "residual-fp":
         out["fp"] = c.fp
     elif c.type == "mines":
@@ -98,6 +100,10 @@ def counter_to_json(m: Map, c: Counter) -> dict[str, Any]:
             out["burning"] = c.burning
         else:
             out["immobile"] = c.immobile
+        if c.name is not None:
+            out["name"] = c.name
+        if c.facing is not None:
+            out["facing"] = c.facing
     return out
 
 

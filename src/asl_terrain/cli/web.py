@@ -17,8 +17,9 @@ from . import app, console, get_chart, load_map
 
 @app.command("serve")
 def serve(
-    map_file: Optional[str] = typer.Argument(None, metavar="[MAP]", help="Map file (default: the demo map); an "
-                                             "imported VASL map is drawn on its boards' artwork."),
+    map_file: Optional[str] = typer.Argument(None, metavar="[MAP|GAME.vsav]", help="Map file (default: the demo "
+                                             "map) or a VASL saved game; an imported VASL map is drawn on its "
+                                             "boards' artwork."),
     port: int = typer.Option(8765, "--port", min=0, max=65535, help="Port (0: any free port)."),
     host: str = typer.Option("127.0.0.1", "--host", help="Address to listen on (default: this machine only)."),
     open_browser: bool = typer.Option(False, "--open", help="Open the page in the default browser."),
@@ -42,10 +43,7 @@ def serve(
             raise UserError("--boards: give either a map file or --boards, not both")
         m = _import_boards(boards)
     else:
-        if map_file is not None and map_file.lower().endswith(".vsav"):
-            raise UserError(f"{map_file}: a VASL saved game cannot be served yet; import its boards with "
-                            "--boards \"bd01,bd02\" (or import-vasl) instead")
-        m = load_map(map_file)
+        m = load_map(map_file)  # a VASL saved game (.vsav) is imported on the fly, its counters with it
 
     import uvicorn  # noqa: F401  # the web stack, only for this command
 

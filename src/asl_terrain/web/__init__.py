@@ -4,7 +4,8 @@ The page (``static/``: one HTML file, its script and its style sheet, shipped in
 engine through two endpoints and nothing else:
 
 ``GET /api/map``      what the page draws: the hexes with their canonical names, centres and Locations, the
-                      boards of a layout, the counters, the conditions, the choices a query may take;
+                      boards of a layout, the counters and units, the conditions (SSR switches included),
+                      the choices a query may take;
 ``GET /api/map.svg``  the picture under it (render.py's drawing; an imported board's artwork);
 ``POST /api/ask``     the same JSON list of queries ``asl-terrain ask`` takes, answered by the same
                       :func:`asl_terrain.ask.answer_all`: the same answers, key for key.
@@ -112,14 +113,19 @@ def map_description(m: Map) -> dict[str, Any]:
         boards.append({"archive": b.archive, "prefix": b.prefix, "column": b.column, "row": b.row,
                        "columns": b.columns, "rows": b.rows, "box": [round(v, 2) for v in (x0, y0, x1, y1)]})
     c = m.conditions
+    from .. import ssr
+
+    units = [{"name": u.name, "kind": u.kind, "side": u.side, "at": m.name_of(u.at) if u.at is not None else None}
+             for u in getattr(m, "units", ())]
     return {
         "name": m.name, "prefix": m.prefix, "grid": m.grid.describe(), "size": HEX_SIZE,
         "depiction": "artwork" if m.depiction.follows_artwork else "whole-hex",
         "hexes": hexes, "boards": boards,
-        "counters": [counter_to_json(m, k) for k in m.counters],
-        "conditions": {"month": c.month, "weather": c.weather, "frigid": c.frigid},
+        "counters": [counter_to_json(m, k) for k in m.counters], "units": units,
+        "conditions": {"month": c.month, "weather": c.weather, "frigid": c.frigid, "ssr": list(c.ssr)},
         "choices": {"kinds": sorted(HANDLERS), "units": list(_UNITS), "weather": list(_WEATHER),
-                    "attacks": list(_ATTACKS), "setup_items": list(_SETUP_ITEMS)},
+                    "attacks": list(_ATTACKS), "setup_items": list(_SETUP_ITEMS),
+                    "ssr": [{"name": w.name, "rule": w.rule, "says": w.says} for w in ssr.SWITCHES.values()]},
     }
 
 

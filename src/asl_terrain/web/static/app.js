@@ -42,7 +42,9 @@ function withSituation(q) {
   const out = Object.assign({}, q);
   if (JSON.stringify(state.counters) !== state.ownCounters) out.counters = state.counters;
   const c = state.conditions, o = state.ownConditions, diff = {};
-  for (const k of Object.keys(c)) if (c[k] !== o[k]) diff[k] = c[k];
+  for (const k of ["month", "weather", "frigid"]) if (c[k] !== o[k]) diff[k] = c[k];
+  const extra = (c.ssr || []).filter((n) => !(o.ssr || []).includes(n));  // a query's switches add to the map's
+  if (extra.length) diff.ssr = extra;
   if (Object.keys(diff).length) out.conditions = diff;
   return out;
 }
@@ -249,8 +251,25 @@ function drawCounters() {
     el("rect", { width: s, height: s, rx: 2, fill }, grp);
     const t = el("text", { x: s / 2, y: s / 2, fill: c.type === "wreck" || c.type === "roadblock" ? "#fff" : "#000" }, grp);
     t.textContent = text(c);
+    if (c.name) el("title", {}, grp).textContent = c.name;
+  }
+  // the units of a saved game ([[unit]]): shown, for stacking, not placed or moved here
+  const sides = [...new Set((state.map.units || []).map((u) => u.side))];
+  for (const u of state.map.units || []) {
+    if (!u.at) continue;
+    const h = locHex(u.at), n = perHex.get(h) || 0; perHex.set(h, n + 1);
+    const p = hexCentre(h);
+    if (!p) continue;
+    const s = state.size * 0.5, hue = (sides.indexOf(u.side) * 137 + 30) % 360;
+    const grp = el("g", { class: "unit", "data-unit": u.kind, "data-at": u.at,
+                          transform: `translate(${p[0] - s / 2 + (n % 4) * 4} ${p[1] - s / 2 - (n % 4) * 4})` }, g);
+    el("rect", { width: s, height: s, rx: 2, fill: `hsl(${hue}, 45%, 70%)` }, grp);
+    el("text", { x: s / 2, y: s / 2 }, grp).textContent = UNIT_ABBR[u.kind] || u.kind.slice(0, 3).toUpperCase();
+    el("title", {}, grp).textContent = `${u.name} (${u.kind}${u.side ? ", " + u.side : ""}) in ${u.at}`;
   }
 }
+const UNIT_ABBR = { squad: "SQD", "half-squad": "HS", crew: "CRW", leader: "LDR", smc: "SMC", sw: "SW", gun: "GUN",
+                    vehicle: "VEH" };
 
 // a unit choice as queries.md writes it: a vehicle class is a vehicle object
 const VEHICLE_CLASSES = ["half-track", "armored-car", "truck"];
@@ -681,12 +700,13 @@ function setupInput() {
   $("#tool").addEventListener("change", () => { state.tool = $("#tool").value; document.body.dataset.tool = state.tool; });
   $("#save-counters").addEventListener("click", saveCounters);
   $("#reset-counters").addEventListener("click", () => { state.counters = JSON.parse(state.ownCounters); drawCounters(); refresh(); });
-  for (const id of ["month", "weather", "frigid"]) {
-    document.getElementById(id).addEventListener("change", () => {
-      state.conditions = { month: Number($("#month").value), weather: $("#weather").value, frigid: $("#frigid").checked };
-      refresh();
-    });
-  }
+  const conditionsChanged = () => {
+    const ssr = [...document.querySelectorAll("#ssr-list input[data-ssr]:checked")].map((e) => e.dataset.ssr);
+    state.conditions = { month: Number($("#month").value), weather: $("#weather").value, frigid: $("#frigid").checked, ssr };
+    refresh();
+  };
+  for (const id of ["month", "weather", "frigid"]) document.getElementById(id).addEventListener("change", conditionsChanged);
+  $("#ssr-list").addEventListener("change", conditionsChanged);
   window.addEventListener("resize", () => { if (state.full) fit(); });
 }
 
@@ -697,13 +717,19 @@ async function start() {
   state.map = m; state.size = m.size;
   for (const h of m.hexes) state.hexes.set(h.name, h);
   state.counters = m.counters.slice(); state.ownCounters = JSON.stringify(m.counters);
-  state.conditions = Object.assign({}, m.conditions); state.ownConditions = Object.assign({}, m.conditions);
+  state.conditions = Object.assign({}, m.conditions, { ssr: m.conditions.ssr.slice() });
+  state.ownConditions = Object.assign({}, m.conditions, { ssr: m.conditions.ssr.slice() });
   const archives = m.boards.map((b) => b.archive).join(", ");
   $("#map-name").textContent = `${m.name}${archives && !m.name.includes(archives) ? " — " + archives : ""} (${m.grid})`;
   document.title = `asl-terrain: ${m.name}`;
   $("#month").innerHTML = options([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12].map((n) => [String(n), String(n)]), String(m.conditions.month));
   $("#weather").innerHTML = options(m.choices.weather, m.conditions.weather);
   $("#frigid").checked = m.conditions.frigid;
+  $("#ssr-list").innerHTML = m.choices.ssr.map((w) => {
+    const own = m.conditions.ssr.includes(w.name);
+    return `<label title="${esc(w.rule)}"><input type="checkbox" data-ssr="${esc(w.name)}"${own ? " checked disabled" : ""}>` +
+      `<span><b>${esc(w.name)}</b> (${esc(w.rule)}): ${esc(w.says)}${own ? " — the map's own" : ""}</span></label>`;
+  }).join("");
   // the picture's extent: from the SVG's own viewBox
   const xs = m.hexes.map((h) => h.x), ys = m.hexes.map((h) => h.y), s = m.size;
   state.full = [Math.min(...xs) - 1.5 * s, Math.min(...ys) - 1.5 * s, Math.max(...xs) - Math.min(...xs) + 3 * s,
