@@ -41,7 +41,7 @@ Never render, ask or cli.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any, Literal, Protocol, TypeAlias
@@ -642,14 +642,14 @@ class _Tables:
                 self._hex(h)
         # hexsides: walls, hedges, B29 roadblocks (Half-Level), Narrow Streets, stream hexsides
         # (top, what, rule, hexside, full): full for bocage, a one-level obstacle (B9.52), not Half-Level
+        self._wall_kinds: dict[str, tuple[Any, int]] = {}
         self.walls: dict[tuple[int, int], tuple[int, str, str, Hexside, bool]] = {}
         self.narrow: set[tuple[int, int]] = set()
         self.rowhouse: dict[tuple[int, int], tuple[int, Hexside]] = {}  # B23.71: top, hexside
         self.cliffs: dict[int, list[int]] = {}  # B11: hex index -> the hexes across its cliff hexsides
         self.stream_sides: set[tuple[int, int]] = set()
         ups: dict[int, set[Hexside]] = {}
-        for hs in list(m._written_hexsides):
-            t = m.hexside(hs)
+        for hs, t in list(m._written_hexsides.items()):  # as written: derivation adds only crest/stream/culvert
             key = self.side_key(hs)
             if t.narrow_street is not None:
                 self.narrow.add(key)
@@ -699,6 +699,7 @@ class _Tables:
             self.depiction = ArtworkDepiction(self, map_artwork(m))
         self.ends: dict[tuple[Location, bool], _End] = {}
         self.templates: dict[tuple[int, int, int, int], _Compiled] = {}
+        self.seen: set[tuple[int, int, int, int]] = set()
 
     # -- indices
     def idx(self, h: Hex) -> int:
@@ -747,15 +748,23 @@ class _Tables:
         return rec
 
     def ground_of(self, h: Hex) -> int:
-        return self.m.terrain(h).level * _Q if h in self.m.grid else _NONE
+        m = self.m
+        if h not in m.grid:
+            return _NONE
+        t = m._hexes.get(h)  # a hex the file leaves out is the default terrain: no record made for it
+        return (t.level if t is not None else m._default.level) * _Q
 
     # -- per hex
     def _add_wall(self, hs: Hexside, what: str) -> None:
-        e = self.chart.entry(what).los
-        assert e is not None
+        got = self._wall_kinds.get(what)
+        if got is None:
+            los_entry = self.chart.entry(what).los
+            assert los_entry is not None
+            got = self._wall_kinds[what] = (los_entry, _quarters(los_entry["height"], f"hexside.{what}.los.height"))
+        e, height = got
         grounds = [self.ground_of(h) for h in hs.hexes if h in self.m.grid]
         base = max(grounds) if self.wall_on_higher else min(grounds)  # judgment.wall_on_hillside (B9.2)
-        top = base + _quarters(e["height"], f"hexside.{what}.los.height")
+        top = base + height
         key = self.side_key(hs)
         old = self.walls.get(key)
         if old is None or old[0] < top:
@@ -899,6 +908,23 @@ class _Tables:
         drow = (y - ky) >> 1
         base = (dcol - self.c0) * self.stride + (drow - self.r0)
         return c, base
+
+    def reused(self, p: Point, q: Point) -> tuple[_Compiled, int] | None:
+        """The compiled shape of the thread p-q if a thread of its shape was met before (compiled now on
+        its second sight), else None: the caller walks it with :func:`_stream`. A shape met once (every
+        thread of a viewshed on a big map) is never compiled; a shape met again (a board's pairs: each
+        shape about 45 times) is compiled once and reused."""
+        x, y = p
+        kx = x % 6
+        key = (kx, y & 1, q[0] - x, q[1] - y)
+        if key not in self.templates:
+            seen = self.seen
+            if key not in seen:
+                if len(seen) >= _TEMPLATE_LIMIT:
+                    seen.clear()
+                seen.add(key)
+                return None
+        return self.compiled(p, q)
 
 
 def _building_name(t: HexTerrain) -> str:
@@ -1330,6 +1356,102 @@ class _Compiled:
         return n  # type: ignore[no-any-return]
 
 
+def _stream(tab: _Tables, p: Point, q: Point) -> Iterator[tuple[Any, ...]]:
+    """The contacts of the thread from ``p`` to ``q`` with absolute hex indices, generated as the thread is
+    traced: exactly the contacts (and order) of its compiled template (walk them with base 0), but a walk
+    that stops at the first block never traces the rest of the thread.
+
+    The trace is :func:`asl_terrain.grid.trace`'s walk, exact in integers, with hexes as table indices;
+    each contact is yielded when its end is known, which is the template's order (by t, a crossing or
+    vertex before what starts there)."""
+    px, py = p
+    qx, qy = q
+    dx, dy = qx - px, qy - py
+    stride, c0, r0 = tab.stride, tab.c0, tab.r0
+
+    def ix(x: int, y: int) -> int:  # the table index of the hex whose centre is (x, y)
+        col = x // 3
+        return (col - c0) * stride + ((y - (col & 1)) >> 1) - r0
+
+    if dx == 0 and dy == 0:
+        if px % 3 == 0:
+            yield (_S, 0.0, 1.0, ix(px, py))
+        return
+    dd = dx * dx + dy * dy
+    chain = grid._front_chain(dx, dy)
+    rule_west = grid._vertex_rule(dx, dy, True)
+    rule_east = grid._vertex_rule(dx, dy, False)
+    steps = grid._NEIGHBOUR_STEP
+
+    at_vertex = px % 3 != 0
+    cx, cy = px, py
+    f = 0.0
+    h = -1 if at_vertex else ix(px, py)
+    prev: tuple[int, ...] = ()
+    for _ in range(4 * (abs(dx) + abs(dy)) + 8):
+        if at_vertex:
+            if cx % 3 == 2:
+                trio = (ix(cx - 2, cy), ix(cx + 1, cy - 1), ix(cx + 1, cy + 1))
+                is_along, sx, sy, i, j = rule_west
+            else:
+                trio = (ix(cx - 1, cy - 1), ix(cx - 1, cy + 1), ix(cx + 2, cy))
+                is_along, sx, sy, i, j = rule_east
+            if cx == qx and cy == qy:
+                return
+            nxt = (trio[i], trio[j]) if is_along else (trio[i],)
+            if (cx, cy) != (px, py):  # a vertex passed (not the one the thread starts at)
+                for x in trio:
+                    if x not in prev and x not in nxt:
+                        yield (_T, f, f, x)
+                if len(prev) == 1 and len(nxt) == 1:
+                    pairs = [(prev[0], nxt[0])]
+                elif len(prev) == 1 and len(nxt) == 2:
+                    pairs = [(prev[0], nxt[0]), (prev[0], nxt[1])]
+                elif len(prev) == 2 and len(nxt) == 1:
+                    pairs = [(prev[0], nxt[0]), (prev[1], nxt[0])]
+                else:
+                    pairs = []
+                for a, b in pairs:
+                    yield (_P, f, f, a, b) if a < b else (_P, f, f, b, a)
+                v = _vertex_sides(grid._vertex_at(cx, cy), dx, dy, f)
+                yield (v[0], f, f, *(ix(3 * c, 2 * r + (c & 1)) for c, r in v[3:]))
+            cx, cy = cx + sx, cy + sy
+            if is_along:
+                f1 = ((cx - px) * dx + (cy - py) * dy) / dd
+                yield (_A, f, f1, trio[i], trio[j])
+                prev = nxt
+                f = f1
+            else:
+                h = trio[i]
+                at_vertex = False
+            continue
+        if cx == qx and cy == qy:
+            yield (_S, f, 1.0, h)
+            return
+        rx, ry = cx - px, cy - py
+        base = dx * ry - dy * rx
+        for k_end, k, sx, sy, ex, ey in chain:
+            side = base + k_end
+            if side < 0:
+                continue
+            if side == 0:  # leaves through vertex k
+                cx, cy = cx + sx + ex, cy + sy + ey
+                f1 = ((cx - px) * dx + (cy - py) * dy) / dd
+                yield (_S, f, f1, h)
+                prev = (h,)
+                f, at_vertex = f1, True
+            else:  # crosses hexside k between its end vertices
+                f1 = ((rx + sx) * ey - (ry + sy) * ex) / (dx * ey - dy * ex)
+                yield (_S, f, f1, h)
+                nx, ny = steps[k]
+                cx, cy = cx + nx, cy + ny
+                n = ix(cx, cy)
+                yield (_X, f1, f1, h, n) if k in (1, 2, 3) else (_X, f1, f1, n, h)
+                h, f = n, f1
+            break
+    raise RuntimeError(f"_stream({p}, {q}) did not reach its end: a bug")  # pragma: no cover
+
+
 # ============================================================================================ the decision
 
 
@@ -1346,7 +1468,7 @@ class _Outcome:
     orchard_out_once: bool = False   # B14.2: the one +1 of orchards out of season seen from well above
 
 
-def _walk(tab: _Tables, contacts: tuple[tuple[Any, ...], ...], base: int, A: _End, B: _End, ea: int, eb: int,
+def _walk(tab: _Tables, contacts: Iterable[tuple[Any, ...]], base: int, A: _End, B: _End, ea: int, eb: int,
           dep: dict[int, bool] | None, out: _Outcome, fire_lane: bool = False, reader: Depiction | None = None
           ) -> None:
     """Apply A6.2, the Blind Hex count, Half-Level obstacles and Hindrances to every contact in order.
@@ -1754,13 +1876,24 @@ def _decide(tab: _Tables, A: _End, B: _End, entrenched: tuple[bool, bool], want_
             own_smoke += s
             out.hinds.append((0.0 if e is A else 1.0, e.idx, s, f"SMOKE {s}", "A24.2"))
     out.drm = own_smoke
-    comp, base = tab.compiled(A.point, B.point)
-    # the plain contacts leave out hexsides crossed, for maps without walls; a thread from a Location IN a
-    # stream needs them all the same, to know where it leaves the stream depiction (B20.2)
-    contacts = comp.contacts if tab.walls or tab.rowhouse or A.kind == "in" or B.kind == "in" else comp.plain
+    got = None
+    if want_borderline or A.kind == "in" or B.kind == "in":
+        got = tab.compiled(A.point, B.point)
+    else:
+        got = tab.reused(A.point, B.point)
+    contacts: Iterable[tuple[Any, ...]]
+    if got is None:  # a shape met for the first time: traced as it is walked, and only as far as needed
+        comp, base = None, 0
+        contacts = _stream(tab, A.point, B.point)
+    else:
+        comp, base = got
+        # the plain contacts leave out hexsides crossed, for maps without walls; a thread from a Location IN a
+        # stream needs them all the same, to know where it leaves the stream depiction (B20.2)
+        contacts = comp.contacts if tab.walls or tab.rowhouse or A.kind == "in" or B.kind == "in" else comp.plain
     dep: dict[int, bool] | None = None
     reader = tab.depiction.begin(A.point, B.point)
     if A.kind == "in" or B.kind == "in":
+        assert isinstance(contacts, tuple)  # ends IN a stream always walk a compiled shape
         dep, lasts, whole = _depression_runs(tab, contacts, base, A, B, reader)
         out.rules.append("B20.2")
         if A.kind == "in" and B.kind == "in":
@@ -1801,6 +1934,8 @@ def _decide(tab: _Tables, A: _End, B: _End, entrenched: tuple[bool, bool], want_
             if not out.clear:
                 break
     borderline = False
+    if want_borderline:
+        assert comp is not None and isinstance(contacts, tuple)  # the borderline test walks a compiled shape
     if want_borderline and tab.artwork and dep is None:
         # A6.1 on the artwork: the same thread moved a hair to either side over the drawing
         ref = (out.clear, out.drm if out.clear else None)
@@ -1813,7 +1948,7 @@ def _decide(tab: _Tables, A: _End, B: _End, entrenched: tuple[bool, bool], want_
             if (o2.clear, o2.drm if o2.clear else None) != ref:
                 borderline = True
                 break
-    if want_borderline and comp.nudged is not None and not (dep is not None):
+    if want_borderline and comp is not None and comp.nudged is not None and not (dep is not None):
         ref = (out.clear, out.drm if out.clear else None)
         for cs in (comp.nudged if tab.walls or tab.rowhouse else comp.plain_nudged):  # type: ignore[union-attr]
             o2 = _Outcome()

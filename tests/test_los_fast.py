@@ -1,0 +1,117 @@
+"""The LOS engine's fast paths give the plain path's answers (issue 13).
+
+* a thread traced as it is walked (``los._stream``, a shape met for the first time) yields exactly the
+  contacts of its compiled template, on random maps and threads (centre dots and Bypass vertices);
+* rulings decided through the streamed walk equal those through the compiled template;
+* a map's derived tables are built once, kept with the map and bounded;
+* rulings asked from many threads at once equal the serial ones (the web page queries concurrently).
+"""
+
+from __future__ import annotations
+
+import threading
+from typing import Any
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from test_los import small_maps
+
+from asl_terrain import los as L
+from asl_terrain.grid import Hex
+from asl_terrain.model import Location, Map, load_demo
+
+
+def _points(m: Map, data: Any) -> tuple[tuple[int, int], tuple[int, int]]:
+    hexes = list(m.hexes())
+    pts = []
+    for _ in range(2):
+        h = data.draw(st.sampled_from(hexes))
+        if data.draw(st.booleans()):
+            pts.append(h.vertex(data.draw(st.integers(0, 5))).point())
+        else:
+            pts.append(h.centre())
+    return pts[0], pts[1]
+
+
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(small_maps(), st.data())
+def test_a_streamed_thread_meets_exactly_the_contacts_of_its_template(m: Map, data: Any) -> None:
+    tab = L._resolve(m, None, None)
+    for _ in range(10):
+        p, q = _points(m, data)
+        comp, base = tab.compiled(p, q)
+        want = [(c[0], c[1], c[2], *(base + x for x in c[3:])) for c in comp.contacts]
+        assert list(L._stream(tab, p, q)) == want
+
+
+def test_threads_along_hexsides_and_through_vertices_stream_as_compiled() -> None:
+    """Every direction out to range 6 from both column parities, the exact-vertex and hexside-run cases
+    included, on the demo map."""
+    m = load_demo()
+    tab = L._resolve(m, None, None)
+    for start in (Hex(10, 10), Hex(11, 10)):
+        p = start.centre()
+        for dc in range(-6, 7):
+            for dr in range(-6, 7):
+                q = Hex(start.col + dc, start.row + dr).centre()
+                comp, base = tab.compiled(p, q)
+                want = [(c[0], c[1], c[2], *(base + x for x in c[3:])) for c in comp.contacts]
+                assert list(L._stream(tab, p, q)) == want, (p, q)
+
+
+def _outcome(o: L._Outcome) -> tuple[Any, ...]:
+    return (o.clear, o.block, o.blind, o.hinds, o.drm, o.rules, o.roadblocks)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(small_maps(), st.data())
+def test_streamed_rulings_equal_the_compiled_ones(m: Map, data: Any) -> None:
+    locs = [loc for h in m.hexes() for loc in m.locations(h)]
+    tab = L._resolve(m, None, None)
+    for _ in range(12):
+        a = data.draw(st.sampled_from(locs))
+        b = data.draw(st.sampled_from(locs))
+        A, B = tab.end(a), tab.end(b)
+        key = (A.point[0] % 6, A.point[1] & 1, B.point[0] - A.point[0], B.point[1] - A.point[1])
+        tab.templates.pop(key, None)
+        tab.seen.discard(key)
+        streamed = L._decide(tab, A, B, (False, False), False)   # first sight: traced as walked
+        compiled = L._decide(tab, A, B, (False, False), True)    # the borderline test compiles the shape
+        assert _outcome(streamed[0]) == _outcome(compiled[0])
+        assert streamed[1:5] == compiled[1:5]
+
+
+def test_a_maps_tables_are_built_once_kept_with_it_and_bounded() -> None:
+    m = load_demo()
+    built = []
+
+    def build() -> object:
+        built.append(1)
+        return object()
+
+    first = m.derived("k", build)
+    assert m.derived("k", build) is first and len(built) == 1
+    for i in range(40):
+        m.derived(("other", i), build, limit=16)
+    assert len(m._derived) <= 16
+    t1 = L._resolve(m, None, None)
+    assert L._resolve(m, None, None) is t1
+    assert L._resolve(load_demo(), None, None) is not t1   # another map, its own tables
+
+
+def test_rulings_asked_from_many_threads_equal_the_serial_ones() -> None:
+    m = load_demo()
+    hexes = list(m.hexes())
+    pairs = [(Location(hexes[i]), Location(hexes[(i * 37 + 11) % len(hexes)])) for i in range(0, len(hexes), 3)]
+    serial = [L.los(load_demo(), a, b).to_json() for a, b in pairs]
+    got: dict[int, list[dict[str, Any]]] = {}
+
+    def work(k: int) -> None:
+        got[k] = [L.los(m, a, b).to_json() for a, b in pairs]
+
+    threads = [threading.Thread(target=work, args=(k,)) for k in range(6)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert all(got[k] == serial for k in range(6))
