@@ -66,6 +66,7 @@ __all__ = [
     "location_elevation",
     "location_point",
     "los",
+    "los_verdicts",
     "obstacle_height",
     "viewshed",
     "viewshed_targets",
@@ -915,16 +916,18 @@ class _Tables:
         thread of a viewshed on a big map) is never compiled; a shape met again (a board's pairs: each
         shape about 45 times) is compiled once and reused."""
         x, y = p
-        kx = x % 6
-        key = (kx, y & 1, q[0] - x, q[1] - y)
-        if key not in self.templates:
+        kx, ky = x % 6, y & 1
+        key = (kx, ky, q[0] - x, q[1] - y)
+        c = self.templates.get(key)
+        if c is None:
             seen = self.seen
             if key not in seen:
                 if len(seen) >= _TEMPLATE_LIMIT:
                     seen.clear()
                 seen.add(key)
                 return None
-        return self.compiled(p, q)
+            return self.compiled(p, q)
+        return c, ((x - kx) // 3 - self.c0) * self.stride + ((y - ky) >> 1) - self.r0
 
 
 def _building_name(t: HexTerrain) -> str:
@@ -2095,6 +2098,35 @@ def _ruling(tab: _Tables, A: _End, B: _End, out: _Outcome, ea: int, eb: int, up_
                   + ", ".join(prefix.hexside(hs) for hs in crossed) + " (P5.141).",)
     return LosRuling(A.loc, B.loc, out.clear, blocked, hinds, out.drm, tab.dist(A.idx, B.idx), ha, (up_a, up_b),
                      out.blind, bl, items, (_lv(ea), _lv(eb)), A.point, B.point, crossed, tuple(rules), notes, prefix)
+
+
+def los_verdicts(m: Map, pairs: Iterable[tuple[Location, Location]], *, chart: Chart | None = None,
+                 conditions: Conditions | Mapping[str, Any] | None = None
+                 ) -> Iterator[tuple[bool, int, bool, int]]:
+    """For each pair (a, b), what :func:`los` ``(m, a, b, borderline=False)`` rules, as the plain values
+    ``(clear, hindrance DRM, blind, range)``, without building the ruling: the batch path of LOS tables,
+    cross-checks and viewsheds (A6.1-.7). Pairs sharing a viewer and a thread shape share their work.
+
+    :raises UnknownLocation: a Location that does not exist on the map.
+    """
+    tab = _resolve(m, chart, conditions)
+    end = tab.end
+    dist = tab.dist
+    last_a: Location | None = None
+    A: _End | None = None
+    targets: dict[int, tuple[Location, _End]] = {}  # by identity: a table asks for the same objects again
+    for a, b in pairs:
+        if a is not last_a:
+            last_a, A = a, end(a)
+        got = targets.get(id(b))
+        if got is None or got[0] is not b:
+            if len(targets) > 100_000:
+                targets.clear()
+            got = targets[id(b)] = (b, end(b))
+        B = got[1]
+        assert A is not None
+        out = _decide(tab, A, B, (False, False), False)[0]
+        yield out.clear, out.drm, out.blind, dist(A.idx, B.idx)
 
 
 def viewshed_targets(m: Map, a: Location, level: int | None = None) -> list[Location]:

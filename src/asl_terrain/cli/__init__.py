@@ -284,7 +284,7 @@ def main() -> None:
         sys.exit(3)
 
 
-for _name in ("core", "movement", "los", "effects", "vasl", "web"):
+for _name in ("core", "movement", "los", "effects", "vasl", "web", "lostable"):
     try:
         importlib.import_module(f"{__name__}.{_name}")
     except ModuleNotFoundError as _e:

@@ -16,7 +16,7 @@ import json
 import os
 import time
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Optional
@@ -453,9 +453,10 @@ def _verdict(r: Any) -> str:
 
 
 def cross_check(m: Map, oracle: str, chart: Chart | None = None, *, examples: int = 8,
-                limit: int | None = None, every: int = 1) -> CrossCheck:
+                limit: int | None = None, every: int = 1,
+                progress: Callable[[int, int], None] | None = None) -> CrossCheck:
     """Run every ordered pair of ``oracle`` (VASL's ERROR and same-hex pairs left out) through the LOS
-    engine and compare blocked/clear.
+    engine and compare blocked/clear; ``progress(done, total)`` is called as pairs are ruled.
 
     Each pair is ruled exactly as a user's plain ``los FROM TO`` is: from the base Location of one hex to
     the base Location of the other (on a bridge hex, the bridge, B6), which is what VASL's centre
@@ -463,7 +464,7 @@ def cross_check(m: Map, oracle: str, chart: Chart | None = None, *, examples: in
     """
     from .. import vasl
 
-    from ..los import los
+    from ..los import los, los_verdicts
 
     oracle_file, board = _oracle_paths(oracle)
     dc, dr = _placement(m, board)
@@ -479,6 +480,7 @@ def cross_check(m: Map, oracle: str, chart: Chart | None = None, *, examples: in
 
     res = CrossCheck(board)
     start = time.perf_counter()
+    todo: list[tuple[Any, Location, Location]] = []
     for n, line in enumerate(vasl.read_oracle(oracle_file)):
         if limit is not None and n >= limit:
             break
@@ -490,9 +492,13 @@ def cross_check(m: Map, oracle: str, chart: Chart | None = None, *, examples: in
         if line.from_hex == line.to_hex:
             res.skipped_same += 1
             continue
-        a, b = location(line.from_hex), location(line.to_hex)
-        r = los(m, a, b, chart=chart, borderline=False)
-        ok = (not r.clear) == line.blocked
+        todo.append((line, location(line.from_hex), location(line.to_hex)))
+    # the plain verdicts first (the engine's batch path); the full ruling only where VASL disagrees
+    verdicts = los_verdicts(m, ((a, b) for _, a, b in todo), chart=chart)
+    for k, ((line, a, b), (clear, _, _, _)) in enumerate(zip(todo, verdicts)):
+        if progress is not None and k % 2000 == 0:
+            progress(k, len(todo))
+        ok = (not clear) == line.blocked
         res.pairs += 1
         res.agree += ok
         reason = line.reason if line.blocked else "clear"
@@ -503,6 +509,7 @@ def cross_check(m: Map, oracle: str, chart: Chart | None = None, *, examples: in
             res.vasl_clear += 1
             res.vasl_clear_agree += ok
         if not ok:
+            r = los(m, a, b, chart=chart, borderline=False)
             cause = classify(m, raster, line, los(m, a, b, chart=chart, borderline=True))
             vasl_says = f"blocked: {line.reason}" if line.blocked else f"clear (hindrance {line.hindrance})"
             key = (cause, vasl_says, _verdict(r))
@@ -512,6 +519,8 @@ def cross_check(m: Map, oracle: str, chart: Chart | None = None, *, examples: in
             g.count += 1
             if len(g.examples) < examples:
                 g.examples.append((line.from_hex, line.to_hex))
+    if progress is not None:
+        progress(len(todo), len(todo))
     res.seconds = time.perf_counter() - start
     return res
 
@@ -836,9 +845,12 @@ def vasl_check(
 
         for fixed in ("summary.json", "summary.md"):
             check_new_file(out / fixed, "--out", force, [map_file, oracle])
+    from .progress import progress
+
     m = Map.load(map_file)
     chart = get_chart()
-    res = cross_check(m, oracle, chart)
+    with progress(f"vasl-check {oracle}", 0, "pairs") as update:
+        res = cross_check(m, oracle, chart, progress=update)
     console.print(f"[bold]{res.board}[/]: {res.pairs} pairs ({res.skipped_error} VASL ERROR and "
                   f"{res.skipped_same} same-hex pairs left out), {res.seconds:.1f} s")
     console.print(f"agreement: [bold]{100 * res.agreement:.2f} %[/]; on the {res.vasl_clear} pairs VASL sees as "

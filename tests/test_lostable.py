@@ -1,0 +1,129 @@
+"""LOS tables (issue 13): every ordered pair's ruling, in columns, equal to los() pair by pair."""
+
+from __future__ import annotations
+
+import io
+import json
+from pathlib import Path
+
+import clirun
+import numpy as np
+import pytest
+
+from asl_terrain.los import los, los_verdicts
+from asl_terrain.lostable import FORMAT, los_table, npz_bytes, table_locations
+from asl_terrain.model import Location, Map
+
+MAP_TOML = """
+format = "asl-terrain/1"
+name = "table"
+prefix = ""
+columns = ["A", "F"]
+rows = [1, 5]
+
+[[hex]]
+at = ["C3"]
+terrain = "woods"
+
+[[hex]]
+at = ["D2", "D3"]
+level = 1
+
+[[hex]]
+at = ["B4"]
+terrain = "building"
+building_type = "multi-level"
+upper_levels = 1
+
+[[hex]]
+at = ["E4", "E5"]
+terrain = "brush"
+
+[[hex]]
+at = ["A2"]
+terrain = "orchard"
+
+[[hexside]]
+at = ["B2-C2"]
+wall = true
+
+[[counter]]
+type = "smoke"
+at = "F1"
+strength = 2
+"""
+
+
+@pytest.fixture
+def map_file(tmp_path: Path) -> Path:
+    p = tmp_path / "table.toml"
+    p.write_text(MAP_TOML, encoding="utf-8")
+    return p
+
+
+def test_every_pair_is_what_los_rules(map_file: Path) -> None:
+    m = Map.load(map_file)
+    t = los_table(m)
+    locs = table_locations(m)
+    n = len(locs)
+    assert len(t) == n * n and t.meta["format"] == FORMAT and t.meta["pairs"] == n * n
+    assert list(t.locations) == [m.name_of(loc) for loc in locs]
+    cols = t.columns
+    for k in range(n * n):
+        i, j = int(cols["from"][k]), int(cols["to"][k])
+        assert (i, j) == divmod(k, n)
+        r = los(m, locs[i], locs[j], borderline=False)
+        assert (bool(cols["clear"][k]), int(cols["hindrance_drm"][k]), bool(cols["blind"][k]),
+                int(cols["range"][k])) == (r.clear, r.hindrance_drm, r.blind, r.range)
+    assert 0 < int(cols["clear"].sum()) < n * n   # the woods, the hill and the wall block some, not all
+
+
+def test_building_levels_are_added_where_a_hex_has_them(map_file: Path) -> None:
+    m = Map.load(map_file)
+    ground = table_locations(m)
+    with_1 = table_locations(m, (0, 1))
+    assert len(with_1) == len(ground) + 1 and Location(m.parse_hex("B4"), 1) in with_1
+    assert table_locations(m, (1,)) == [Location(m.parse_hex("B4"), 1)]
+
+
+def test_los_verdicts_are_the_plain_values_of_los(map_file: Path) -> None:
+    m = Map.load(map_file)
+    locs = table_locations(m, (0, 1))
+    pairs = [(a, b) for a in locs[::3] for b in locs[::2]]
+    for (a, b), v in zip(pairs, los_verdicts(m, pairs)):
+        r = los(m, a, b, borderline=False)
+        assert v == (r.clear, r.hindrance_drm, r.blind, r.range)
+
+
+def test_cli_writes_an_npz_that_numpy_reads_and_jobs_give_the_same_table(map_file: Path, tmp_path: Path) -> None:
+    out1, out2 = tmp_path / "one.npz", tmp_path / "two.npz"
+    r = clirun.run("los-table", str(map_file), "-o", str(out1), "--jobs", "1")
+    assert r.returncode == 0, r.stderr
+    assert "pairs of 30 Locations" in r.stdout
+    r = clirun.run("los-table", str(map_file), "-o", str(out2), "--jobs", "2", "--levels", "0")
+    assert r.returncode == 0, r.stderr
+    a, b = np.load(out1), np.load(out2)
+    assert set(a.files) == {"locations", "meta", "from", "to", "clear", "hindrance_drm", "blind", "range"}
+    for k in a.files:
+        assert np.array_equal(a[k], b[k]) or k == "meta"
+    meta = json.loads(str(a["meta"]))
+    assert meta["locations"] == 30 and meta["columns"][:2] == ["from", "to"]
+    assert a["clear"].dtype == np.bool_ and a["range"].dtype == np.int16 and a["from"].dtype == np.int32
+    assert bytes(npz_bytes(los_table(Map.load(map_file))))[:2] == b"PK"   # a zip archive, as np.savez writes
+
+
+def test_cli_refuses_a_bad_output_or_levels_with_one_line(map_file: Path, tmp_path: Path) -> None:
+    r = clirun.run("los-table", str(map_file), "-o", str(tmp_path / "t.csv"))
+    assert r.returncode == 2 and "expected a table file ending in .npz" in r.stderr
+    r = clirun.run("los-table", str(map_file), "-o", str(tmp_path / "t.npz"), "--levels", "x")
+    assert r.returncode == 2 and "--levels x" in r.stderr and len(r.stderr.strip().splitlines()) == 1
+    (tmp_path / "t.npz").write_bytes(b"old")
+    r = clirun.run("los-table", str(map_file), "-o", str(tmp_path / "t.npz"))
+    assert r.returncode == 2 and "--force" in r.stderr
+    assert (tmp_path / "t.npz").read_bytes() == b"old"
+
+
+def test_no_progress_bar_when_stderr_is_not_a_terminal(map_file: Path, tmp_path: Path) -> None:
+    r = clirun.run("los-table", str(map_file), "-o", str(tmp_path / "t.npz"))
+    assert r.returncode == 0 and r.stderr == ""
+    assert io.BytesIO((tmp_path / "t.npz").read_bytes()).getbuffer().nbytes > 0
