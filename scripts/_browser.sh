@@ -4,7 +4,7 @@
 if [ ! -x /usr/bin/chromium ] && [ "$(id -u)" = "0" ] && command -v apt-get >/dev/null 2>&1; then
   echo "scripts/_browser.sh: installing chromium for the browser tests (apt-get, a few minutes, once)" >&2
   if ! (export DEBIAN_FRONTEND=noninteractive
-        apt-get update -qq >/dev/null 2>&1 && apt-get install -y -qq --no-install-recommends chromium >/dev/null 2>&1); then
+        apt-get update -qq >/dev/null 2>&1 && apt-get install -y -qq chromium >/dev/null 2>&1); then
     echo "scripts/_browser.sh: chromium could not be installed; the browser tests will skip" >&2
   fi
 fi

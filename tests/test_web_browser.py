@@ -457,3 +457,18 @@ def test_units_of_the_map_are_shown_in_their_hexes(browser: Any) -> None:
             assert "4-6-7 squad (squad, German) in HrK10" in tips
     finally:
         srv.stop()
+
+
+def test_a_refused_request_shows_the_servers_words(browser: Any, demo: Map) -> None:
+    """A server that turns every request away (503 busy) leaves the page working and saying why."""
+    srv = start_background(create_app(demo, max_pending=0))
+    try:
+        for p in _open(browser, srv, demo):
+            p.mode("los")
+            p.click("HrW2")
+            p.click("HrW6")
+            p.page.wait_for_selector("#result [data-error]", timeout=20000)
+            assert "busy" in p.page.text_content("#result [data-error]")
+            assert p.answer(lambda a: "error" in a)["kind"] == "los"
+    finally:
+        srv.stop()

@@ -24,7 +24,9 @@ class Channel {
     try {
       const r = await fetch("/api/ask", { method: "POST", headers: { "content-type": "application/json" },
                                           body: JSON.stringify(job.queries) });
-      const data = await r.json();
+      let data = await r.json();
+      // a refused request (400, 413, 503 busy) answers one error object: every query gets its words
+      if (!Array.isArray(data)) data = job.queries.map((q) => ({ kind: q.kind, error: data.error || String(r.status) }));
       if (job.seq === this.seq || this.pending) job.onAnswer(data, r.status);  // a cancelled job is dropped
     } catch (e) {
       job.onAnswer([{ kind: job.queries[0].kind, error: "the server did not answer: " + e }], 0);
