@@ -265,3 +265,59 @@ def test_import_vasl_command_writes_the_saved_game(tmp_path: Path) -> None:
     assert "4K4" in res.stdout and "4K8" in res.stdout and "vehicle in 4K5" in res.stdout
     res = run("stacking", str(out), "4K5")
     assert res.returncode == 0 and "overstacked" in res.stdout, res.stdout
+
+
+@needs_games
+def test_an_overlay_a_save_lays_is_laid(tmp_path: Path) -> None:
+    """VASL writes an overlay as OVR<TAB>name<TAB>hex1<TAB>hex2 in the board's record: overlay 1 on board 2's
+    F5 (turned as F4 lies from F5) comes through, laid as the overlays module lays it, and named portably."""
+    if not (GAMES.parent / "overlays" / "ovr1").is_file():
+        pytest.skip("the VASL overlays are not found in ../shared/vasl/overlays")
+    plain = Map.from_data(vsav.import_save(HILL).map)
+    g = vsav.read_save(HILL)
+    out = tmp_path / "ovr.vsav"
+    vsav.write_save(out, g.stream.replace("bd\t0\t0\t02\tVER\t6.4\t", "bd\t0\t0\t02\tVER\t6.4\tOVR\t1\tF5\tF4\t"),
+                    like=HILL)
+    r = vsav.import_save(out)
+    assert r.game.boards[0].overlays == (("1", "F5", "F4"),)
+    assert r.map["depiction"]["board"][0]["overlays"] == ["ovr1 F5 F4"]  # type: ignore[index]
+    assert not any("overlay" in line for line in r.unsupported)
+    m = Map.from_data(r.map)
+    changed = [m.name_of(h) for h in m.hexes() if m.terrain(h) != plain.terrain(h)]
+    assert changed and all(n.startswith("2") for n in changed)
+
+
+@needs_games
+@pytest.mark.parametrize("crop, out, inside", [
+    ((0, 0, 871, -1), "1Q5", "1P5"),    # VASL's "hexrows A-P": everything right of P is gone
+    ((393, 0, 1407, -1), "1G5", "1H5"),  # hexrows H-GG: VASL's frame now starts at the crop's corner
+])
+def test_a_cropped_board_keeps_only_its_crop(tmp_path: Path, crop: tuple[int, int, int, int], out: str,
+                                             inside: str) -> None:
+    g = vsav.read_save(STALINGRAD)
+    squad = _first(g, "4-6-8 Esq") if any(p.name == "4-6-8 Esq" for p in g.pieces) else \
+        next(p for p in g.pieces if vsav.classify(p).kind == "squad")
+    x, y = readme_centre(_col("K"), 5)
+    stream = vsav.move_piece(g.stream, squad.id, x - crop[0], y - crop[1])  # VASL draws the crop from (0, 0)
+    stream = stream.replace("bd\t0\t0\t01\tVER", "bd\t0\t0\t01\t" + "\t".join(map(str, crop)) + "\tVER", 2)
+    save = tmp_path / "cropped.vsav"
+    vsav.write_save(save, stream, like=STALINGRAD)
+    r = vsav.import_save(save)
+    assert r.game.boards[0].crop == crop
+    m = Map.from_data(r.map)
+    assert m.terrain(m.parse_hex(out)).offboard and not m.terrain(m.parse_hex(inside)).offboard
+    (placed,) = [p for p in r.placed if p.piece.id == squad.id]
+    assert placed.hex_name == "1K5" and placed.off_centre is not None and placed.off_centre <= 1.5
+    assert not any("crop" in line for line in r.unsupported)
+
+
+@needs_games
+def test_render_draws_the_saved_game_with_board_names_and_its_counters(tmp_path: Path) -> None:
+    from asl_terrain import render
+
+    save, _ = _moved_hill(tmp_path)
+    m = Map.from_data(vsav.import_save(save).map)
+    svg = render.map_svg(m, size=12)
+    labels = set(re.findall(r'class="hex-name"[^>]*>([^<]+)<', svg))
+    assert {"2A1", "4K5", "4K6", "3GG10"} <= labels and "K15" not in labels
+    assert svg.count('class="counter counter-vehicle"') == 1

@@ -853,6 +853,7 @@ class TurnedBoard(BoardArchive):
         super().__init__(board.path, metadata, geo, elevation, terrain,
                          frozenset(moved(n) for n in board.stairways), board.members)
         self.original = board
+        self.overlay_placements = getattr(board, "overlay_placements", ())  # laid before the board is turned
 
     def __repr__(self) -> str:
         return f"<TurnedBoard {self.archive_name} (rotated 180°)>"

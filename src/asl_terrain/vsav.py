@@ -520,17 +520,37 @@ def import_save(path: str | Path, *, boards_dir: str | Path | None = None, name:
     result = vasl.import_boards(archives, layout=layout, name=title,
                                 archive_refs={a.archive_name: a.archive_name for a in archives})
     data = result.map
-    for b, (arch, _, _, _) in zip([b for row in rows for b in row], result.placements):
+    shift = (0, 0)  # a cropped single board: VASL's frame starts at the crop's corner
+    cropped_out: list[str] = []
+    for b, (arch, dc, dr, _) in zip([b for row in rows for b in row], result.placements):
         if b.version and arch.metadata.version and b.version != arch.metadata.version:
             unsupported.append(f"board {b.name}: the game was saved with v{b.version}, the archive is "
                                f"v{arch.metadata.version}")
-        if b.crop is not None:
-            unsupported.append(f"board {b.name}: cropped to pixels {b.crop} in the save; the crop is not applied "
-                               "(the whole board is on the map)")
         for ovr in b.overlays:
             if ovr not in laid_overlays:
                 unsupported.append(f"board {b.name}: overlay {ovr[0]} at {ovr[1]}-{ovr[2]}: no overlay archive "
                                    "found (not laid)")
+        if b.crop is None:
+            continue
+        x0, y0, cw, ch = b.crop
+        last = b is rows[-1][-1]
+        if b.flipped or not (len(game.boards) == 1 or (last and x0 == 0 and y0 == 0)):
+            unsupported.append(f"board {b.name}: cropped to pixels {b.crop} in the save; a crop of a turned board, "
+                               "or one that moves the boards after it, is not applied (the whole board is on the map)")
+            continue
+        # the hexes whose centre lies outside the crop are off the map (VASL shows them no more)
+        x1 = x0 + cw if cw > 0 else arch.grid_width
+        y1 = y0 + ch if ch > 0 else arch.grid_height
+        for c, r in arch.geometry.hexes:
+            px, py = arch.geometry.centre(c, r)
+            if not (x0 <= px < x1 and y0 <= py < y1):
+                cropped_out.append(Hex(c + dc, r + dr).name)
+        if len(game.boards) == 1:
+            shift = (x0, y0)
+    if cropped_out:
+        blocks = data.setdefault("hex", [])
+        assert isinstance(blocks, list)
+        blocks.append({"at": cropped_out, "offboard": True})
     depiction = data["depiction"]
     assert isinstance(depiction, dict)
     for d, b in zip(depiction["board"], [b for row in rows for b in row]):
@@ -556,13 +576,13 @@ def import_save(path: str | Path, *, boards_dir: str | Path | None = None, name:
         k = classify(p)
         if not k.table:
             continue
-        x, y = p.x - MAP_EDGE, p.y - MAP_EDGE
+        x, y = p.x - MAP_EDGE + shift[0], p.y - MAP_EDGE + shift[1]
         hex_name = None
         off = None
         if 0 <= x < geo.grid_width and 0 <= y < geo.grid_height:
             c, r = geo.hex_at(x, y)
             h = Hex(c, r)
-            on_board = any(bp.from_map(h) is not None for bp in m.depiction.boards)
+            on_board = any(bp.from_map(h) is not None for bp in m.depiction.boards) and not m.terrain(h).offboard
             if on_board:
                 hex_name = m.name_of(h)
                 cx, cy = geo.centre(c, r)
