@@ -1463,3 +1463,24 @@ def test_edge_vertex_names_parse_back() -> None:
     for loc in edge:
         back = answer_one(m, {"kind": "sniper-target", "at": loc})
         assert "error" not in back, back["error"]
+
+
+def test_movement_queries_take_what_if_counters_like_every_query() -> None:
+    """Regression: the movement handlers kept their own unknown-key check, which refused the `counters` key
+    that every other query takes (the web page's what-if). A wreck put in T6 for the query costs the vehicle
+    its road rate there and +1 MP (D2.14), as the same wreck on the map does."""
+    m = load_demo()
+    q = {"kind": "move", "unit": "vehicle", "from": "S7", "to": "T6"}
+    plain, with_wreck = answer_one(m, q), answer_one(m, {**q, "counters": [{"type": "wreck", "at": "T6"}]})
+    assert plain["cost"] == 1.5 and with_wreck["cost"] == 3 and "D2.14" in with_wreck["rules"]
+    import tomllib
+
+    from asl_terrain.model import demo_map_path
+
+    data = tomllib.loads(Path(demo_map_path()).read_text(encoding="utf-8"))
+    data["counter"] = [*data.get("counter", []), {"type": "wreck", "at": "T6"}]
+    on_map = Map.from_data(data)
+    assert answer_one(on_map, q)["cost"] == with_wreck["cost"]
+    r = answer_one(m, {"kind": "reach", "unit": "vehicle", "from": "S7", "allowance": 3,
+                       "counters": [{"type": "wreck", "at": "T6"}]})
+    assert "error" not in r

@@ -25,15 +25,12 @@ from ..movement import (
 )
 from . import Context, Query, handler
 
-_COMMON = {"kind", "conditions", "unit", "allowance"}
+_COMMON = {"unit", "allowance"}
 
 
 def _known(q: Query, keys: set[str]) -> None:
-    allowed = _COMMON | keys
-    for k in q.data:
-        if k not in allowed:
-            raise QueryError(f"{k}: unknown key for a {q.kind!r} query; expected some of "
-                             f"{', '.join(sorted(allowed - {'kind'}))}")
+    """The keys a movement query reads: its own, the unit and allowance, and those of every query."""
+    q.only(*_COMMON, *keys)
 
 
 def _allowance(q: Query) -> Any:
