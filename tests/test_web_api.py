@@ -82,6 +82,26 @@ def test_ask_answers_as_the_ask_command_prints() -> None:
         assert client.post("/api/ask", json=qs).json() == json.loads(out.stdout)
 
 
+@pytest.mark.parametrize("unit, start, allowance", [("infantry", "M13", 4), ("vehicle", "M15", None)])
+def test_the_path_the_page_itemises_costs_what_reach_shades(client: Any, unit: str, start: str,
+                                                            allowance: int | None) -> None:
+    """The page shades each hex with reach's cost and, under the mouse, itemises reach's cheapest path with a
+    ``path`` query: for every Location reached, the two agree."""
+    q: dict[str, Any] = {"kind": "reach", "unit": unit, "from": start}
+    if allowance is not None:
+        q["allowance"] = allowance
+    reach = client.post("/api/ask", json=[q]).json()[0]
+    locs = [loc for loc, p in reach["paths"].items() if len(p) > 1][:400]
+    assert len(locs) > 20
+    paths = [{"kind": "path", "unit": unit, "hexes": reach["paths"][loc],
+              **({"allowance": allowance} if allowance is not None else {})} for loc in locs]
+    r = client.post("/api/ask", json=paths)
+    assert r.status_code == 200
+    for loc, a in zip(locs, r.json()):
+        assert a["allowed"] and a["cost"] == pytest.approx(reach["costs"][loc]), loc
+        assert sum(i["cost"] for s in a["steps"] for i in s["items"]) == pytest.approx(a["cost"]), loc
+
+
 def test_ask_a_single_object_is_a_batch_of_one(client: Any) -> None:
     r = client.post("/api/ask", json={"kind": "los", "from": "I14", "to": "K11"})
     assert r.status_code == 200

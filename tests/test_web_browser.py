@@ -206,6 +206,8 @@ def test_reach_shades_every_hex_and_shows_the_path_to_the_hovered_one(page: Page
     x, y = page.centre("HrM10")
     page.page.mouse.move(x, y)
     page.page.wait_for_selector('[data-path-to="HrM10"]', timeout=20000)
+    # the path's itemised cost (a path query) is the cost reach gave the hex
+    assert float(page.page.get_attribute('[data-path-to="HrM10"]', "data-path-cost")) == want["costs"]["HrM10"]
     text = page.page.text_content("#hover-result")
     assert "B3.4" in text and "paved road" in text  # the road along M13-M10: itemised, with its rule
     assert page.page.locator('[data-path="HrM10"]').count() == 1

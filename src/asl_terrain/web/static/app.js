@@ -389,7 +389,7 @@ function hoverPath(name) {
       for (const i of s.items || []) rows.push(`<tr><td>${esc(s.to)}</td><td class="num">${esc(num(i.cost))}</td>` +
         `<td>${esc(i.why)}</td><td>${esc(i.rule)}</td></tr>`);
     }
-    $("#hover-result").innerHTML = `<h3 data-path-to="${esc(b[1])}">Cheapest path to ${esc(b[1])}: ` +
+    $("#hover-result").innerHTML = `<h3 data-path-to="${esc(b[1])}" data-path-cost="${a.cost}">Cheapest path to ${esc(b[1])}: ` +
       `${esc(num(a.cost))} ${esc(a.units || "")}</h3><table class="items"><tr><th>step</th><th>${esc(a.units || "")}` +
       `</th><th>why</th><th>rule</th></tr>${rows.join("")}</table>` + rulesLine(a);
   });
