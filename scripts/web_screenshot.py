@@ -77,10 +77,11 @@ def main() -> None:
             browser.close()
     finally:
         srv.stop()
-    img = Image.open(io.BytesIO(png)).convert("RGB").quantize(colors=128, method=Image.Quantize.MEDIANCUT)
-    img.save(out, optimize=True)
-    Image.open(out.with_suffix(".los.tmp.png")).convert("RGB").quantize(colors=128).save(
-        out.with_name(out.stem + "-los.png"), optimize=True)
+    def palette(img: Image.Image) -> Image.Image:  # octree keeps the few pixels of a thin coloured line
+        return img.convert("RGB").quantize(colors=256, method=Image.Quantize.FASTOCTREE)
+
+    palette(Image.open(io.BytesIO(png))).save(out, optimize=True)
+    palette(Image.open(out.with_suffix(".los.tmp.png"))).save(out.with_name(out.stem + "-los.png"), optimize=True)
     out.with_suffix(".los.tmp.png").unlink()
     print(f"wrote {out} and {out.with_name(out.stem + '-los.png')}")
 

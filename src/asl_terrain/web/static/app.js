@@ -365,6 +365,7 @@ function runReach() {
       `<p class="verdict">${best.size} hexes, ${Object.keys(a.costs).length} Locations and Bypass positions</p>` +
       facts(a, ["allowance", "units", "road_bonus"]) + rulesLine(a) +
       `<p class="hint">Hover a shaded hex for its cheapest path and what each step costs.</p>`);
+    if (state.hoverHex) hoverPath(state.hoverHex);  // the mouse may already be over a hex
   });
 }
 function hoverPath(name) {
@@ -376,7 +377,9 @@ function hoverPath(name) {
   if (!path) return;
   const pts = path.map(pointOf).filter(Boolean);
   const g = $("#layer-overlay");
-  el("polyline", { points: pts.map((p) => p.join(",")).join(" "), class: "path", "data-path": b[1] }, g);
+  const line = pts.map((p) => p.join(",")).join(" ");
+  el("polyline", { points: line, class: "path-casing" }, g);  // a white casing: the path shows on any terrain
+  el("polyline", { points: line, class: "path", "data-path": b[1] }, g);
   for (const p of pts) el("circle", { cx: p[0], cy: p[1], r: 4, class: "path-dot" }, g);
   if (path.length < 2) { $("#hover-result").innerHTML = ""; return; }
   const q = { kind: "path", unit: unitOf("#unit"), hexes: path };
@@ -654,7 +657,7 @@ function setupInput() {
       }
       return;
     }
-    if (state.mode === "reach" && h) hoverPath(h);
+    if (state.mode === "reach" && h && h !== state.hoverHex) { state.hoverHex = h; hoverPath(h); }
   });
   const up = (ev) => {
     svg.classList.remove("panning");
