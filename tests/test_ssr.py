@@ -95,7 +95,10 @@ def test_map_file_and_query_switches() -> None:
     plain = _map({"terrain": "brush"})
     q = {"kind": "move", "unit": "infantry", "from": "B3", "to": "C3"}
     assert answer_one(plain, q)["cost"] == 2
-    assert answer_one(plain, {**q, "conditions": {"ssr": ["brush-as-open"]}})["cost"] == 1
+    with_switch = answer_one(plain, {**q, "conditions": {"ssr": ["brush-as-open"]}})
+    assert with_switch["cost"] == 1
+    assert with_switch["ssr"] == ["SSR brush-as-open: brush is Open Ground (B12.1)."]
+    assert "ssr" not in answer_one(plain, q)
     bad = answer_one(plain, {**q, "conditions": {"ssr": ["brush-is-lava"]}})
     assert "unknown SSR switch 'brush-is-lava'" in bad["error"]
     with pytest.raises(MapError, match="contradict"):

@@ -321,3 +321,22 @@ def test_render_draws_the_saved_game_with_board_names_and_its_counters(tmp_path:
     labels = set(re.findall(r'class="hex-name"[^>]*>([^<]+)<', svg))
     assert {"2A1", "4K5", "4K6", "3GG10"} <= labels and "K15" not in labels
     assert svg.count('class="counter counter-vehicle"') == 1
+
+
+@needs_games
+def test_a_unit_at_a_vertex_is_in_bypass_there(tmp_path: Path) -> None:
+    """VASL snaps a unit in Bypass to a vertex: a squad put on the vertex between board 4's K5, K6 and L5
+    (the README geometry: K5's SE vertex; column L lies half a hex lower) is in Bypass at that vertex."""
+    g = vsav.read_save(HILL)
+    squad = _first(g, "6-2-8 Esq")
+    x, y = readme_centre(_col("K"), 5, board_row=1)
+    vx, vy = int(x + 56.25 * 2 / 3 / 2 + 0.5), int(y + 32.25 + 0.5)  # K5's SE vertex (shared with K6 and L5)
+    save = tmp_path / "vertex.vsav"
+    vsav.write_save(save, vsav.move_piece(g.stream, squad.id, vx, vy), like=HILL)
+    r = vsav.import_save(save)
+    (p,) = [q for q in r.placed if q.piece.id == squad.id]
+    assert p.hex_name is not None and p.hex_name.startswith("4K5@")
+    m = Map.from_data(r.map)
+    (u,) = [u for u in m.units if u.at is not None]
+    assert u.at is not None and u.at.vertex is not None
+    assert sorted(m.name_of(h) for h in u.at.vertex.hexes) == ["4K5", "4K6", "4L5"]

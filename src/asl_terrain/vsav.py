@@ -452,6 +452,9 @@ _SMOKE_PARAM = {"smoke": "smoke_counter_hindrance", "wp": "wp_counter_hindrance"
                 "dispersed-smoke": "dispersed_smoke_hindrance", "dispersed-wp": "dispersed_wp_hindrance"}
 
 
+_VERTEX_NEAR = 6.0  # pixels: a piece this close to a hex's vertex is at the vertex (Bypass)
+
+
 @dataclass
 class Placed:
     """Where a piece landed: its map entry (or None), the hex's board name, its distance from the hex's
@@ -493,7 +496,7 @@ def import_save(path: str | Path, *, boards_dir: str | Path | None = None, name:
     from . import vasl
     from .chart import default_chart
     from .grid import Hex
-    from .model import Map
+    from .model import Location, Map
 
     game = read_save(path)
     unsupported: list[str] = []
@@ -587,6 +590,16 @@ def import_save(path: str | Path, *, boards_dir: str | Path | None = None, name:
                 hex_name = m.name_of(h)
                 cx, cy = geo.centre(c, r)
                 off = ((x - cx) ** 2 + (y - cy) ** 2) ** 0.5
+                if off > _VERTEX_NEAR * 2 and k.table == "unit":
+                    # VASL snaps a piece to a hex centre, or to a vertex for a unit in Bypass (A4.34)
+                    for n in range(6):
+                        v = h.vertex(n)
+                        (gx, gy) = v.point()
+                        vx, vy = gx * vasl.HEX_WIDTH / 3, (gy - 1) * vasl.HEX_HEIGHT / 2
+                        if ((x - vx) ** 2 + (y - vy) ** 2) ** 0.5 <= _VERTEX_NEAR:
+                            hex_name = m.name_of(Location(h, vertex=v))
+                            off = ((x - vx) ** 2 + (y - vy) ** 2) ** 0.5
+                            break
         side = p.nationality
         if k.table == "unit" or (hex_name is None and k.kind in ("vehicle", "wreck")):
             entry: dict[str, object] = {"name": p.name, "kind": k.kind if k.table == "unit" else "vehicle"}

@@ -264,6 +264,10 @@ def answer_one(m: Map, q: Any, chart: Chart | None = None, debug: bool = False) 
         ruling = fn(Context(m, chart, cond), Query(q, m))
         out: dict[str, Any] = ruling.to_json() if hasattr(ruling, "to_json") else dict(ruling)
         out["kind"] = kind
+        if cond.ssr:  # the SSR switches in force, each with its rule (docs/map-format-extensions.md)
+            from ..ssr import describe
+
+            out["ssr"] = describe(cond.ssr)
         return out
     except UserError as e:
         return {"kind": kind, "error": str(e)}

@@ -198,6 +198,8 @@ def print_answer(ans: dict[str, Any], keys: list[str] | None = None, item_key: s
         console.print(t)
     console.print(f"[bold]rules[/]: {escape(', '.join(ans.get('rules', [])) or '-')}")
     console.print(f"[italic]{escape(str(ans.get('explain', '')))}[/]")
+    for line in ans.get("ssr") or ():  # the SSR switches the answer was ruled under
+        console.print(escape(str(line)))
     return 0
 
 
