@@ -163,3 +163,21 @@ def test_kgp_grid_found_and_checked(board: str, origin: tuple[int, int], size: t
     assert g.check() == [] and g.dots > 500
     assert abs(g.x0 - origin[0]) <= 1 and abs(g.y0 - origin[1]) <= 1
     assert (b.geometry.width, b.geometry.height) == size
+
+
+@needs_vasl
+def test_a_users_annotation_file_replaces_the_bundled_one(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """$ASL_TERRAIN_ANNOTATIONS/st.toml replaces the bundled annotation of bdST: here it says StMM10 is no
+    ford (the bundled file says it is, P4.3 EX)."""
+    if not (DATA / "boards" / "bdST").exists():  # type: ignore[operator]
+        pytest.skip("needs VASL's bdST archive")
+    bundled = ac.annotation_file("bdST")
+    assert bundled is not None and "kgp" in str(bundled)
+    text = bundled.read_text(encoding="utf-8").replace("at = [\"MM10\"]\nford = true", "at = [\"MM10\"]\nford = false")
+    (tmp_path / "st.toml").write_text(text, encoding="utf-8")
+    monkeypatch.setenv("ASL_TERRAIN_ANNOTATIONS", str(tmp_path))
+    assert ac.annotation_file("bdST") == tmp_path / "st.toml"
+    m = Map.from_data(vasl.import_boards(["bdST"]).map)
+    assert not m.terrain(m.parse_hex("MM10")).ford
+    monkeypatch.delenv("ASL_TERRAIN_ANNOTATIONS")
+    assert ac.annotation_file("bdST") == bundled

@@ -167,10 +167,17 @@ def meaning_of_name(name: str, rgb: RGB, table: TerrainTable, source: str = "") 
 
 
 def annotation_file(board_name: str) -> Path | None:
-    """The bundled annotation file of a board (``ST`` → ``data/kgp/st.toml``), or None."""
+    """The annotation file of a board (``bdST`` → ``st.toml``): the user's, in the directory named by
+    ``$ASL_TERRAIN_ANNOTATIONS``, else the bundled one (``data/kgp/st.toml``), else None. A user's copy
+    replaces the bundled file for the import and for the artwork LOS follows alike."""
+    import os
+
     stem = board_name.lower()
     if stem.startswith("bd"):
         stem = stem[2:]
+    user = os.environ.get("ASL_TERRAIN_ANNOTATIONS")
+    if user and (Path(user) / f"{stem}.toml").is_file():
+        return Path(user) / f"{stem}.toml"
     p = files("asl_terrain").joinpath("data", "kgp", f"{stem}.toml")
     return Path(str(p)) if p.is_file() else None
 
