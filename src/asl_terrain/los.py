@@ -457,24 +457,38 @@ class ArtworkDepiction:
     def __init__(self, tab: _Tables, raster: Any) -> None:
         self.tab = tab
         self.raster = raster
-        self.whole = WholeHexDepiction(tab.recs, tab.touch)
+        self.whole = WholeHexDepiction(tab.recs, tab.touch, tab._fill)
         self._cache: dict[tuple[int, frozenset[int]], _Meet] = {}
-        self._static: dict[int, _Meet] = {}
-        self._counters: dict[int, list[_Hind]] = {}
+        # per hex index: its record when it does not depend on the thread (one code drawn, inherent or
+        # offboard terrain), None when it does; worked out when a thread first meets the hex
+        self._static: dict[int, _Meet | None] = {}
+        self._counters: dict[int, list[_Hind]] = {}  # SMOKE, vehicles, wrecks: only hexes with counters
         m = tab.m
-        for h in m.hexes():
-            i = tab.idx(h)
-            hs = [x for x in tab.rec(i)[2] if x[3] in ("A24.2", "A6.8")]
-            if hs:
-                self._counters[i] = hs
-        for h in m.hexes():
-            i = tab.idx(h)
-            t = m.terrain(h)
-            codes = raster.hex_codes(h.col, h.row)
+        for h in list(m._by_hex):
+            if h in m.grid:
+                i = tab.idx(h)
+                hs = [x for x in tab.rec(i)[2] if x[3] in ("A24.2", "A6.8")]
+                if hs:
+                    self._counters[i] = hs
+
+    def static(self, i: int) -> _Meet | None:
+        """Hex index ``i``'s record if it does not depend on where the thread crosses the hex, else None."""
+        try:
+            return self._static[i]
+        except KeyError:
+            pass
+        tab = self.tab
+        got: _Meet | None = None
+        if tab.on_map[i]:
+            h = tab.hex_of(i)
+            t = tab.m.terrain(h)
+            codes = self.raster.hex_codes(h.col, h.row)
             if not codes or t.offboard or self._inherent(t.terrain):
-                self._static[i] = tab.rec(i)
+                got = tab.rec(i)
             elif len(codes) == 1:
-                self._static[i] = self._record(i, codes)
+                got = self._record(i, codes)
+        self._static[i] = got
+        return got
 
     def _inherent(self, terrain: str) -> bool:
         e = self.tab.chart.terrain.get(terrain)
@@ -539,9 +553,11 @@ class _ArtworkThread:
 
     def interior(self, idx: int, t0: float, t1: float) -> _Meet:
         dep = self.dep
-        s = dep._static.get(idx)
+        s = dep._static.get(idx, _UNSET)
+        if s is _UNSET:
+            s = dep.static(idx)
         if s is not None:
-            return s
+            return s  # type: ignore[no-any-return]
         return dep._record(idx, self._codes(t0, t1))
 
     def in_depression(self, idx: int, t0: float, t1: float) -> bool:
@@ -694,9 +710,6 @@ class _Tables:
         if self.artwork:
             from .vasl import map_artwork  # imported boards only: numpy and the board archives
 
-            for i in range(n):  # boards are small: the artwork depiction reads every hex's record up front
-                if self.recs[i] is None:
-                    self._fill(i)
             self.depiction = ArtworkDepiction(self, map_artwork(m))
         self.ends: dict[tuple[Location, bool], _End] = {}
         self.templates: dict[tuple[int, int, int, int], _Compiled] = {}

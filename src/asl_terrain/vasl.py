@@ -1912,11 +1912,9 @@ class ArtworkRaster:
         self._raster = comb
         self._los_points: dict[tuple[float, float], tuple[float, float]] = {}
         self._offsets: dict[tuple[int, int], np.ndarray] = {}
+        # a hex's codes are read from the combined raster when first asked for (one LOS reads few hexes)
         self._hex_codes: dict[Hex, frozenset[int]] = {}
-        for b, dc, dr in boards:
-            for col, row in b.geometry.hexes:
-                h = (col + dc, row + dr)
-                self._hex_codes[h] = self._hex_codes.get(h, frozenset()) | self._codes_in_hex(*h)
+        self._on_boards: set[Hex] = {(col + dc, row + dr) for b, dc, dr in boards for col, row in b.geometry.hexes}
         # a board turned 180°: a thread between two of its points is walked on the board as printed, in
         # its own frame, as VASL does (it turns the coordinates, not the board), so that LOS between two
         # of its hexes is the printed board's to the pixel
@@ -2000,7 +1998,11 @@ class ArtworkRaster:
 
     def hex_codes(self, col: int, row: int) -> frozenset[int]:
         """The depiction codes drawn in a hex (empty for a hex on no board)."""
-        return self._hex_codes.get((col, row), frozenset())
+        got = self._hex_codes.get((col, row))
+        if got is None:
+            got = self._codes_in_hex(col, row) if (col, row) in self._on_boards else frozenset()
+            self._hex_codes[(col, row)] = got
+        return got
 
     def sample(self, p: tuple[float, float], q: tuple[float, float], shift: float = 0.0) -> ThreadSample:
         """The codes under the thread from grid point ``p`` to ``q``: one sample per pixel step.
