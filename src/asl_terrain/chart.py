@@ -309,6 +309,7 @@ _CHOICES: dict[str, tuple[str, ...]] = {
     "rubble_removes_mines": ("hexes", "effect"),
     "orchard_out_of_season_los": ("same-level", "adjacent-once", "each"),
     "wall_on_hillside": ("higher-hex", "lower-hex"),
+    "bocage_vertex": ("vertices-included", "both-sides"),
 }
 Q = Fraction(1, 4)
 #: (lowest, highest, step or None) of named parameters; the others: 0..100 in quarters

@@ -628,6 +628,7 @@ class _Tables:
         self.depiction_clear = bool(j("stream_depiction_clear").value)
         self.wall_vertex_both_sides = bool(j("wall_vertex_both_sides").value)
         self.wall_on_higher = str(j("wall_on_hillside").value) == "higher-hex"
+        self.bocage_vertex_blocks = str(j("bocage_vertex").value) == "vertices-included"
         self.orchard_out = str(j("orchard_out_of_season_los").value)
         if self.orchard_out not in _ORCHARD_OUT_READINGS:
             raise ChartError(f"{chart.source}: judgment.orchard_out_of_season_los is {self.orchard_out!r}; "
@@ -1755,6 +1756,14 @@ def _vertex_walls_block(tab: _Tables, c: tuple[Any, ...], base: int, ia: int, ib
             return None
         return w
 
+    if tab.bocage_vertex_blocks:  # judgment.bocage_vertex: B9.1's "inclusive of vertices", as a hedge
+        for j in range(3, len(c), 2):
+            w = high(j)
+            if w is not None and w[4]:
+                out.clear = False
+                out.block = (c[1], None, w[3], f"{w[1]} touched at its end vertex (one-level obstacle)", w[2])
+                out.rules.append("B9.1")
+                return True
     w1 = high(3)
     if not tab.wall_vertex_both_sides:
         for j in range(5, len(c), 2):

@@ -281,11 +281,12 @@ CAUSES: dict[str, Cause] = {c.key: c for c in (
           "crosses no bocage hexside of the map: the bocage drawn on a hexside of the firer's or target's own "
           "hex (never an obstacle to its own hex, B9.2 as B9.5 applies it) or spilling past a bocage "
           "hexside's end onto a hexside that carries none. Bocage is hexside terrain (B9.5 with B9.1)."),
-    Cause("bocage-vertex", "Bocage touched at a vertex", "B9.52", "judgment",
-          "The thread passes the end vertex of a bocage hexside (or runs along one) without crossing it. As for "
-          "walls and hedges, asl-terrain blocks there only where bocage lies on both sides of the thread "
-          "(judgment.wall_vertex_both_sides, B9.1/B9.2); VASL blocks wherever its walk meets bocage pixels drawn "
-          "across the vertex."),
+    Cause("bocage-vertex", "Bocage run along or passed at its end", "B9.52", "judgment",
+          "The thread runs along a bocage hexside that touches both end hexes, or passes just beside a bocage "
+          "hexside's end, without crossing it. asl-terrain follows B9.2's lengthwise rule for bocage as for a "
+          "hedge (B9.5) and blocks a thread exactly through a bocage hexside's end vertex "
+          "(judgment.bocage_vertex, B9.1's 'inclusive of vertices'); VASL blocks wherever its two-pixel walk "
+          "meets bocage pixels drawn across the vertex."),
     Cause("crest", "Hill crest between Base Levels", "B10.2", "borderline",
           "A hill's crest line is drawn a few pixels inside one of its hexes; VASL's walk and asl-terrain's "
           "thread meet the higher ground over a different handful of pixels (B10.2: the thread is blocked by "
