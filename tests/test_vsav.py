@@ -340,3 +340,25 @@ def test_a_unit_at_a_vertex_is_in_bypass_there(tmp_path: Path) -> None:
     (u,) = [u for u in m.units if u.at is not None]
     assert u.at is not None and u.at.vertex is not None
     assert sorted(m.name_of(h) for h in u.at.vertex.hexes) == ["4K5", "4K6", "4L5"]
+
+
+@needs_games
+def test_smoke_in_a_save_is_a_hindrance_where_it_lies(tmp_path: Path) -> None:
+    """The shared saves hold no SMOKE counter, so one is made from a real piece definition (Hill 621's German
+    Radio) by giving it the name VASL's SMOKE counters carry and putting it in 4K6: the import writes a
+    SMOKE counter of the chart's strength there, and a LOS through 4K6 is hindered by it (A24)."""
+    g = vsav.read_save(HILL)
+    radio = next(p for p in g.pieces if p.name == "Radio")
+    recs = g.stream.split("\x1b")
+    k = next(i for i, r in enumerate(recs) if r.startswith(f"+/{radio.id}/"))
+    recs[k] = recs[k].replace(";Radio/", ";Smoke/", 1)
+    stream = vsav.move_piece("\x1b".join(recs), radio.id, *readme_centre(_col("K"), 6, board_row=1))
+    save = tmp_path / "smoke.vsav"
+    vsav.write_save(save, stream, like=HILL)
+    r = vsav.import_save(save)
+    assert {"type": "smoke", "at": "4K6", "strength": 3, "kind": "smoke"} in r.map["counter"]  # type: ignore[operator]
+    m = Map.from_data(r.map)
+    a, b = m.parse_location("4K4"), m.parse_location("4K8")
+    with_smoke, without = los.los(m, a, b), los.los(m.with_counters(()), a, b)
+    assert any(h.what.startswith("SMOKE") and m.name_of(h.hex) == "4K6" for h in with_smoke.hindrances)
+    assert with_smoke.hindrance_drm >= without.hindrance_drm + 3 or not with_smoke.clear
