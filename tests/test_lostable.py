@@ -127,3 +127,28 @@ def test_no_progress_bar_when_stderr_is_not_a_terminal(map_file: Path, tmp_path:
     r = clirun.run("los-table", str(map_file), "-o", str(tmp_path / "t.npz"))
     assert r.returncode == 0 and r.stderr == ""
     assert io.BytesIO((tmp_path / "t.npz").read_bytes()).getbuffer().nbytes > 0
+
+
+def test_a_progress_bar_only_on_a_terminal(monkeypatch: pytest.MonkeyPatch) -> None:
+    from rich.console import Console
+
+    from asl_terrain.cli import progress as P
+
+    for terminal in (False, True):
+        buf = io.StringIO()
+        monkeypatch.setattr(P, "err_console", Console(file=buf, force_terminal=terminal, width=80))
+        with P.progress("work", 10, "steps") as update:
+            for k in range(11):
+                update(k)
+        assert ("work (steps)" in buf.getvalue()) == terminal
+
+
+def test_ask_batches_report_progress(map_file: Path) -> None:
+    from asl_terrain.ask import answer_all
+
+    m = Map.load(map_file)
+    seen: list[tuple[int, int]] = []
+    queries = [{"kind": "los", "from": "A1", "to": "F5"}] * 250
+    answers, status = answer_all(m, queries, progress=lambda d, t: seen.append((d, t)))
+    assert status == 0 and len(answers) == 250
+    assert seen == [(100, 250), (200, 250), (250, 250)]

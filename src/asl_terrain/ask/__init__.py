@@ -307,10 +307,16 @@ def _conditions(overrides: Any) -> dict[str, Any] | None:
 
 
 def answer_all(m: Map, queries: list[Any], chart: Chart | None = None,
-               debug: bool = False) -> tuple[list[dict[str, Any]], int]:
+               debug: bool = False, progress: Callable[[int, int], None] | None = None
+               ) -> tuple[list[dict[str, Any]], int]:
     """Answer a batch; returns (answers, exit status): 0 all answered, 1 when any answer is an error, 3 when
-    any is an internal error (a bug: the same status as every other internal error of the CLI)."""
-    answers = [answer_one(m, q, chart, debug) for q in queries]
+    any is an internal error (a bug: the same status as every other internal error of the CLI).
+    ``progress(done, total)`` is called every 100 answers and at the end."""
+    answers = []
+    for q in queries:
+        answers.append(answer_one(m, q, chart, debug))
+        if progress is not None and (len(answers) % 100 == 0 or len(answers) == len(queries)):
+            progress(len(answers), len(queries))
     if any(str(a.get("error", "")).startswith(INTERNAL_ERROR) for a in answers):
         return answers, 3
     return answers, (1 if any("error" in a for a in answers) else 0)

@@ -117,7 +117,10 @@ def ask(
         raise UserError(f"expected [MAP] QUERIES, got {len(args)} arguments")
     m = load_map(map_path)
     queries = read_queries(qpath)
-    answers, status = answer_all(m, queries, get_chart(), debug=State.debug)
+    from .progress import progress
+
+    with progress("ask", len(queries), "queries") as update:  # a bar on a terminal's stderr, never in the JSON
+        answers, status = answer_all(m, queries, get_chart(), debug=State.debug, progress=update)
     sys.stdout.write(json.dumps(answers, indent=indent or None, ensure_ascii=False) + "\n")
     raise typer.Exit(status)
 
