@@ -768,3 +768,11 @@ def test_reach_on_a_warm_map_gives_the_fresh_maps_paths() -> None:
     reach(warm, Unit.from_json("vehicle"), warm.parse_location("K5"), 6)
     got = reach(warm, u, warm.parse_location("M13"), 3)
     assert got.costs == want.costs and got.paths == want.paths
+
+
+def test_reach_with_nowhere_to_go_from_a_rooftop_names_its_rules() -> None:
+    """Regression (the fuzz suite): with 0 MF on the rooftop of N11 no neighbour's ground is a move at all,
+    so the rules came out empty; they are those of the moves out of the rooftop it cannot pay for."""
+    m = load_demo()
+    r = reach(m, "infantry", m.parse_location("N11/rooftop"), 0)
+    assert len(r.costs) == 1 and r.rules() and "B23.41" in r.rules()

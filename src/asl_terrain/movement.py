@@ -116,10 +116,14 @@ class MoveRuling:
     prefix: str | Naming = ""
     #: what spoils the B3.4 road bonus on this road-rate move (empty when it keeps it or is no road move)
     bonus_lost_by: tuple[str, ...] = ()
+    #: rules that decided the move without an item of their own (a note's rule: P4.11 adds nothing across a
+    #: stream hexside, the P5.2/P5.3 inherent stairwell, ...)
+    note_rules: tuple[str, ...] = ()
 
     def rules(self) -> tuple[str, ...]:
-        """The distinct rule references of the items (and the forbidding rule), in order."""
+        """The distinct rule references of the items, the notes' rules (and the forbidding rule), in order."""
         rs = [i.rule for i in self.items]
+        rs.extend(self.note_rules)
         if self.forbidden_by:
             rs.append(self.forbidden_by)
         return distinct(rs)
@@ -633,7 +637,7 @@ def _restamp(r: MoveRuling, frm: Location) -> MoveRuling:
         return r
     return MoveRuling(r.allowed, r.cost, r.units, r.items, frm, r.to, r.reason, r.forbidden_by, r.road_rate,
                       r.ffmo_exposed, r.keeps_road_bonus, r.bypass, r.all_mf, r.bog, r.weather_elevation, r.notes,
-                      r.prefix, r.bonus_lost_by)
+                      r.prefix, r.bonus_lost_by, r.note_rules)
 
 
 def _beyond_grid(v: Vertex) -> bool:
@@ -1082,11 +1086,14 @@ class _Mover:
         up = tb.level - ta.level if (hst.crest and tb.level > ta.level) else 0
         weather = self.weather_flag(hst, ta, tb)
         notes = self.entry_notes(hs, hst, weather, declared_vertex)
-        if tb.is_stream and tb.terrain != "open" and hst.stream and to.place in ("", "crest"):
+        across_stream = tb.is_stream and tb.terrain != "open" and hst.stream and to.place in ("", "crest")
+        if across_stream:
             other = self.chart.terrain[tb.terrain].name.lower()
             notes += (f"Entered across stream hexside {self.n(hs)}, the {other} of {self.n(b)} costs nothing more: "
                       "P4.11 adds it only across a non-stream hexside.",)
         terrain_r = self._option(frm, to, a, b, hs, hst, parts, up, False, notes, weather)
+        if across_stream:
+            terrain_r = replace(terrain_r, note_rules=(*terrain_r.note_rules, "P4.11"))
         road_type = road_hexside_type(hst)
         road_problem = self.road_rate_problem(to, tb, hs, hst, road_type, along_ns)
         road_r: MoveRuling | None = None
@@ -1094,7 +1101,7 @@ class _Mover:
             # the P5.11 EX step: from Bypass along a Narrow Street into the obstacle, its full COT
             terrain_r = replace(terrain_r, notes=terrain_r.notes + (
                 f"From Bypass along a Narrow Street into the obstacle {self.n(b)}, the unit still pays its full COT, "
-                "never the road rate (P5.11).",))
+                "never the road rate (P5.11).",), note_rules=(*terrain_r.note_rules, "P5.11"))
         if road_problem is None and road_type is not None and protection and terrain_r.allowed:
             # B3.43: paying for the hex's protection is the mover's choice against the road rate and bonus
             what = self.chart.terrain[self.ground_key(tb)].name.lower()
@@ -1102,7 +1109,7 @@ class _Mover:
                 f"Paying the {what} cost of {self.n(b)} for its protection forgoes the road rate across "
                 f"{self.n(hs)} and the road bonus (B3.43).",),
                 bonus_lost_by=(f"it pays for the protection of the {what} in {self.n(b)} (B3.43)",)
-                if self.bonus_unit else ())
+                if self.bonus_unit else (), note_rules=(*terrain_r.note_rules, "B3.43"))
         if road_problem is None and road_type is not None and not protection:
             v, rule, _, _ = self.cost("road-" + road_type)
             if isinstance(v, Fraction):
@@ -1245,8 +1252,10 @@ class _Mover:
             # two-story house (P5.3); the cost stays B23.42's
             stair = ("stairwell" if t.stairwell else "steeple's inherent stairwell (P5.2)" if t.steeple
                      else "inherent stairwell of a single-hex two-story house (P5.3)")
-            return self.ok(frm, to, [Item(self.p_stair * d, f"{way} {d} level{'s' if d > 1 else ''} by the "
-                                                             f"{stair} of {self.n(h)}", "B23.42")])
+            inherent = () if t.stairwell else ("P5.2",) if t.steeple else ("P5.3",)
+            r = self.ok(frm, to, [Item(self.p_stair * d, f"{way} {d} level{'s' if d > 1 else ''} by the "
+                                                          f"{stair} of {self.n(h)}", "B23.42")])
+            return replace(r, note_rules=inherent) if inherent else r
         raise _NA(f"no move links {self.n(frm)} and {self.n(to)}", "B23.42")
 
     # ------------------------------------------------------------------ Bypass
@@ -1522,7 +1531,7 @@ class _Mover:
         total = item.amount + (r.cost if r.cost is not None else ZERO)
         return MoveRuling(True, total, r.units, (item, *r.items), r.frm, r.to, None, None, r.road_rate, r.ffmo_exposed,
                           r.keeps_road_bonus, r.bypass, r.all_mf, r.bog, r.weather_elevation, r.notes, r.prefix,
-                          r.bonus_lost_by), d
+                          r.bonus_lost_by, r.note_rules), d
 
     # ------------------------------------------------------------------ the search's tables
     def node_id(self, loc: Location) -> int:
@@ -2170,6 +2179,11 @@ def reach(m: Map, unit: Unit | str | Mapping[str, Any] | None, start: Location |
                 rules.extend(move_cost(m, mv.unit, s, Location(n), conditions=mv.cond, chart=mv.chart).rules())
             except QueryError:
                 continue
+        if not rules:
+            # from a Location with no move into a neighbour's ground (a rooftop, an upper level): the rules of
+            # the moves out of it that the allowance could not pay for
+            for r in search.edges(s):
+                rules.extend(r.rules())
     return ReachRuling(s, mv.allowance, mv.units, tuple(reached), distinct(rules), m.names)
 
 

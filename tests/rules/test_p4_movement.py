@@ -48,9 +48,9 @@ def variant(hexes: list[dict[str, Any]]) -> Map:
 ], ids=["P4.11-pine-stream", "P4.11-woods-stream", "P4.11-brush-stream", "P4.11-orchard-stream"])
 def test_p4_11_across_a_stream_hexside_costs_the_stream(streams: Map, frm: str, to: str, cost: int) -> None:
     """Digest test 29: entering a shallow stream-woods/brush/orchard hex across a stream hexside costs the
-    normal stream cost: 3 MF."""
+    normal stream cost: 3 MF. P4.11 decided that nothing is added, so the answer names it (issue 9)."""
     r = move_cost(streams, "infantry", frm, to)
-    assert r.cost == cost and "P4.11" not in r.rules()
+    assert r.cost == cost and "P4.11" in r.rules() and not [i for i in r.items if i.rule == "P4.11"]
 
 
 @pytest.mark.parametrize("frm, to, cost", [
@@ -196,7 +196,7 @@ def test_p4_12_crest_status_across_a_stream_hexside_is_the_b20_91_cost(streams: 
     """P4.12's exception is for the non-stream hexside crossed: gaining Crest status in stream pine-woods MM5
     from IN MM4 across the stream hexside costs the stream's 3 MF plus the B20.91 Crest MF, not 2½."""
     r = move_cost(streams, "infantry", "MM4", "MM5/crest")
-    assert r.cost == 4 and r.rules() == ("B20.42", "B20.91")
+    assert r.cost == 4 and r.rules() == ("B20.42", "B20.91", "P4.11")  # P4.11: no woods cost (issue 9)
 
 
 def test_p4_12_cavalry_pay_the_cumulative_cost_and_the_crest_mf(streams: Map) -> None:

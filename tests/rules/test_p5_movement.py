@@ -365,7 +365,7 @@ def test_p5_3_single_hex_two_story_house_has_an_inherent_stairwell(st: Map) -> N
     """P5.3: single-hex two-story house Q19 has ground and 1st-level Locations linked by an inherent
     stairwell: 1 MF up (B23.42), and no 2nd level or rooftop to reach."""
     r = move_cost(st, "infantry", "Q19", "Q19/1")
-    assert r.cost == 1 and r.rules() == ("B23.42",)
+    assert r.cost == 1 and r.rules() == ("B23.42", "P5.3")  # P5.3 gives the stairwell (issue 9)
     rr = reach(st, "infantry", "Q19", 4)
     assert rr.cost_of("StQ19/1") == 1 and not [k for k in rr.costs if k.startswith("StQ19/") and k != "StQ19/1"]
 
@@ -376,5 +376,5 @@ def test_p5_2_chaa10_first_level_steeple_by_its_inherent_stairwell() -> None:
     m = Map.from_data({"format": "asl-terrain/1", "prefix": "Ch", "columns": ["Z", "BB"], "rows": [9, 11],
                        "hex": [{"at": ["AA10"], "terrain": "building", "building": "stone", "steeple": True}]})
     r = move_cost(m, "infantry", "AA10", "AA10/1")
-    assert r.cost == 1 and r.rules() == ("B23.42",)
+    assert r.cost == 1 and r.rules() == ("B23.42", "P5.2")  # P5.2 gives the stairwell (issue 9)
     assert reach(m, "infantry", "Z10", 4).cost_of("ChAA10/1") == 3
