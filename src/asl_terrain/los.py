@@ -1993,8 +1993,8 @@ def _orient(a: Point, b: Point, c: Point) -> int:
 
 def _roadblocks(tab: _Tables, A: _End, B: _End, ea: int, eb: int, out: _Outcome) -> None:
     """P5.141: a Narrow Street roadblock is a Half-Level obstacle from the centre dot of one of its hexes
-    to the other's; a LOS that crosses that segment strictly between the dots (judgment
-    roadblock_segment_crossing) is blocked if at the roadblock's level, unless it begins or ends in one of
+    to the other's; a LOS that crosses that segment strictly between the dots (the one reading,
+    docs/chart-research.md) is blocked if at the roadblock's level, unless it begins or ends in one of
     the two hexes (B9.2's own-hex exception, judgment.roadblock_los_own_hex)."""
     p, q = A.point, B.point
     hi = max(ea, eb)

@@ -680,9 +680,10 @@ class _Mover:
         self.cav = unit.type == "cavalry"
         self.wagon = unit.type == "wagon"
         self.vbm = unit.pays_mp or self.wagon  # vehicles (Wagons included) Bypass by VBM (D2.3)
-        self.doubles_cot = not unit.pays_mp  # Infantry, Cavalry (and Wagons, judgment) pay COT x2 going up
         p = chart.param
         j = chart.judgment
+        # Infantry and Cavalry pay COT x2 going up; Wagons, which pay MF too, by judgment
+        self.doubles_cot = not unit.pays_mp and (not self.wagon or bool(j("wagon_cot_doubled_up").value))
         weather = cond.weather
         self.bonus_spoiled_by: str | None = None
         if unit.type not in p("road_bonus_units").value:
@@ -725,6 +726,7 @@ class _Mover:
         self.wagon_half = bool(j("wagon_half_bypass").value)
         self.blaze_na = bool(j("blaze_entry_na").value)
         self.ns_smoke_replaces = bool(j("narrow_street_smoke_replaces_cot").value)
+        self.bypass_crosses = bool(j("bypass_entry_crosses_hexside").value)
         self.fence_denies_bonus = bool(j("fence_denies_road_bonus").value)
         self._cost_cache: dict[str, tuple[Any, str, bool, str]] = {}
         og = self.cost("open")[0]
@@ -890,8 +892,8 @@ class _Mover:
         B3.4); a vehicle pays +4 MP per level, halved to +2 across a road hexside at the road rate (B3.41)."""
         if levels <= 0:
             return
-        if self.doubles_cot:
-            extra = cot * (self.p_double - 1)
+        if not self.pays_mp:
+            extra = cot * (self.p_double - 1) if self.doubles_cot else ZERO
             if extra:
                 items.append(Item(extra, f"COT doubled: climbs across Crest Line {self.n(hs)}",
                                   "B3.4" if road else "B10.4"))
@@ -1340,9 +1342,10 @@ class _Mover:
         m = self.m
         tx, th = m.terrain(x), m.terrain(h)
         up = th.level - tx.level if (hst_x.crest and th.level > tx.level) else 0
-        if up:
-            self.climb_items(_total(items), up, False, hs_x, items)
-        self.hexside_items(x, hs_x, hst_x, items)
+        if self.bypass_crosses:
+            if up:
+                self.climb_items(_total(items), up, False, hs_x, items)
+            self.hexside_items(x, hs_x, hst_x, items)
         items.extend(self.vehicle_items(h, False))
         return self.weather_flag(hst_x, tx, th)
 
