@@ -6,6 +6,7 @@ through the real entry point (in-process). Whatever the input, the exit status i
 from __future__ import annotations
 
 import json
+import os
 import math
 import tempfile
 from datetime import timedelta
@@ -21,7 +22,8 @@ from asl_terrain.chart import _bundled_document
 from asl_terrain.grid import Hex, column_label
 from asl_terrain.model import demo_map_path
 
-FUZZ = settings(max_examples=25, deadline=timedelta(seconds=20), suppress_health_check=[HealthCheck.too_slow],
+# ASL_FUZZ_EXAMPLES=N runs a long hunt (the suite's default keeps it to seconds)
+FUZZ = settings(max_examples=int(os.environ.get("ASL_FUZZ_EXAMPLES", "25")), deadline=timedelta(seconds=20), suppress_health_check=[HealthCheck.too_slow],
                 database=None)
 
 _TERRAIN = ["open", "woods", "pine-woods", "brush", "orchard", "grain", "building", "rubble", "graveyard", "marsh",
