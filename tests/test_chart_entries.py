@@ -14,7 +14,8 @@ from typing import Any
 import pytest
 
 from asl_terrain.chart import Chart, _bundled_text, default_chart, parse_chart
-from asl_terrain.effects import tca_change, tem
+from asl_terrain.effects import rubble_drm, tca_change, tem
+from asl_terrain.grid import Hexside
 from asl_terrain.los import los
 from asl_terrain.model import Map
 from asl_terrain.movement import move_cost, path
@@ -77,6 +78,20 @@ def _tem(m: Map, target: str, firer: str | None, attack: str = "small-arms", **k
     return ruling
 
 
+def _vca(m: Map, steps: list[str]) -> Callable[[Chart], Any]:
+    """The cost of a vehicle's path starting with its VCA to the north (hexspine 0)."""
+    return lambda chart: path(m, "vehicle", steps, vca=0, chart=chart).to_json()
+
+
+def _stacking(m: Map, at: str) -> Callable[[Chart], Any]:
+    return lambda chart: stacking_limit(m, m.parse_location(at), chart=chart).to_json()
+
+
+def _tca(**unit: Any) -> Callable[[Chart], Any]:
+    attempt = unit.pop("attempt", 1)
+    return lambda chart: tca_change(Unit(type="vehicle", **unit), attempt=attempt, chart=chart).to_json()
+
+
 def _los(m: Map, a: str, b: str, **kw: Any) -> Callable[[Chart], Any]:
     def ruling(chart: Chart) -> Any:
         r = los(m, m.parse_location(a), m.parse_location(b), chart=chart, **kw)
@@ -99,6 +114,19 @@ WOODS = M([{"at": ["B2"], "terrain": "woods"}])
 SMOKE = M(counters=[{"type": "smoke", "at": "B2", "strength": 3}])
 WRECK = M(counters=[{"type": "wreck", "at": "B2"}])
 GRAIN = M([{"at": ["B2", "B3"], "terrain": "grain"}])
+STREAM_WOODS = M([{"at": ["B2"], "terrain": "woods", "stream": "shallow"}])
+STREAM = M([{"at": ["B2"], "stream": "shallow"}])
+CULVERT = M([{"at": ["B2"], "stream": "shallow", "culvert": True}])
+STEEPLE = M([{"at": ["B2"], "terrain": "building", "building": "stone", "steeple": True}])
+STONE = M([{"at": ["B2"], "terrain": "building", "building": "stone"}])
+ROOFTOP = M([{"at": ["B2"], "terrain": "building", "building": "stone", "building_type": "multi-level",
+              "upper_levels": 1}])
+HIGH_BRUSH = M([{"at": ["B2"], "terrain": "brush"}, {"at": ["B1"], "level": 1}])
+HIGH_ORCHARD = M([{"at": ["B2"], "terrain": "orchard"}, {"at": ["B1"], "level": 1}])
+BLIND = M([{"at": ["B1"], "level": 2}, {"at": ["B2"], "terrain": "woods"}])
+FENCED_ROAD = M(hexsides=[{"at": ["B1-B2", "B2-B3", "B3-B4", "B4-B5", "B5-B6"], "road": "paved"},
+                          {"at": ["B3-B4"], "fence": True}])
+WALLED_WOODS = M([{"at": ["B2"], "terrain": "woods"}], [{"at": ["B2-B3"], "wall": True}])
 WAGON = {"type": "wagon"}
 SKIS = {"type": "infantry", "skis": True}
 
@@ -134,6 +162,16 @@ LIVE: list[tuple[str, str, str, Callable[[Chart], Any]]] = [
     ("judgment", "wagon_cot_doubled_up", "false", _move(HILL, WAGON, "B1", "B2")),
     ("judgment", "bypass_entry_crosses_hexside", "false",
      _move(WOODS_HILL, "infantry", "B1", None, bypass="B1-B2", in_hex="B2", to_vertex="B1-B2-C2")),
+    ("param", "stream_woods_crest_mf", "4", _move(STREAM_WOODS, "infantry", "B1", "B2/crest")),
+    ("param", "crest_status_mf", "2", _move(STREAM, "infantry", "B1", "B2/crest")),
+    ("param", "vca_change_mp", "2", _vca(M(), ["B2", "C2"])),
+    ("param", "vca_change_in_obstacle_mp", "3", _vca(WOODS, ["B2", "C2"])),
+    ("param", "vca_obstacle_terrain", "[\"building\"]", _vca(WOODS, ["B2", "C2"])),
+    ("param", "elevation_change_weather", "[\"snow\"]",
+     lambda c: move_cost(M(hexsides=[{"at": ["B1-B2"], "slope": "B1"}], conditions={"weather": "rain"}),
+                         "infantry", "B1", "B2", chart=c).to_json()),
+    ("judgment", "fence_denies_road_bonus", "false",
+     lambda c: path(FENCED_ROAD, "infantry", ["B1", "B2", "B3", "B4", "B5", "B6"], 5, chart=c).allowed),
     ("judgment", "blaze_entry_na", "false",
      _move(M(counters=[{"type": "blaze", "at": "B2"}]), "infantry", "B1", "B2")),
     # LOS
@@ -141,8 +179,19 @@ LIVE: list[tuple[str, str, str, Callable[[Chart], Any]]] = [
     ("param", "hindrance_blocks_at", "3", _los(SMOKE, "B1", "B3")),
     ("param", "grain_hindrance_season", "[7]", _los(GRAIN, "B1", "B4")),
     ("param", "up_slope_height", "0.5", _los(SLOPE, "B1", "B2")),
+    ("param", "hindrance_height", "1", _los(HIGH_BRUSH, "B1", "B3")),
+    ("param", "orchard_season", "[7]", _los(HIGH_ORCHARD, "B1", "B3")),
+    ("param", "blind_hex_range_step", "1", _los(BLIND, "B1", "B4")),
+    ("judgment", "counters_whole_hex", "false", _los(WRECK, "A2", "C2")),
     # effects
     ("param", "ffmo_drm", "-2", _tem(M(), "B2", "B4", moved_by="infantry")),
+    ("param", "ffnam_drm", "-2", _tem(M(), "B2", "B4", moved_by="infantry")),
+    ("param", "rooftop_tem", "1", _tem(ROOFTOP, "B2/rooftop", "B4")),
+    ("param", "mud_tem", "2", _tem(M(conditions={"weather": "mud"}), "B2", "B4")),
+    ("judgment", "hexside_tem_not_cumulative", "false", _tem(WALLED_WOODS, "B2", "B4")),
+    ("judgment", "snap_shot_open_ground", "false",
+     lambda c: tem(WOODS, WOODS.parse_location("B2"), [WOODS.parse_location("B4")],
+                   snap_shot=Hexside.parse("B2-B3"), chart=c).to_json()),
     ("param", "entrenchment_tem", "3", _tem(M(), "B2", "B4", entrenched=True)),
     ("param", "entrenchment_indirect_tem", "5", _tem(M(), "B2", None, "indirect", entrenched=True)),
     ("param", "height_advantage_tem", "2", _tem(HILL, "B2", "B3")),
@@ -151,7 +200,15 @@ LIVE: list[tuple[str, str, str, Callable[[Chart], Any]]] = [
     # setup, stacking, TCA
     ("param", "stacking_squads", "4", lambda c: stacking_limit(M(), M().parse_location("B2"), chart=c).to_json()),
     ("param", "half_squad_equivalents", "1", lambda c: squad_equivalents("half-squad", c)),
-    ("param", "tca_change_target", "4", lambda c: tca_change(Unit(type="vehicle"), chart=c).to_json()),
+    ("param", "tca_change_target", "4", _tca()),
+    ("param", "tca_drm_LL", "3", _tca(barrel="LL")),
+    ("param", "tca_drm_star", "-2", _tca(barrel="*")),
+    ("param", "tca_change_failure_mp", "3", _tca()),
+    ("param", "tca_change_max_attempts", "1", _tca(attempt=2)),
+    ("param", "stacking_smc", "5", _stacking(M(), "B2")),
+    ("param", "culvert_stacking_squads", "2", _stacking(CULVERT, "B2/culvert")),
+    ("param", "steeple_stacking_squads", "1", _stacking(STEEPLE, "B2/1")),
+    ("param", "stone_rubble_drm", "2", lambda c: rubble_drm(STONE, STONE.parse_location("B2"), chart=c).to_json()),
     ("param", "tca_drm_L", "2", lambda c: tca_change(Unit(type="vehicle"), chart=c).to_json()),
     ("param", "tca_drm_bu", "2", lambda c: tca_change(Unit(type="vehicle", buttoned_up=True), chart=c).to_json()),
     ("param", "tca_min_caliber", "100", lambda c: tca_change(Unit(type="vehicle"), chart=c).to_json()),
