@@ -157,3 +157,15 @@ def test_the_bundled_chart_passes_its_own_validation() -> None:
     from asl_terrain.chart import _bundled_document, validate_chart_document
 
     assert validate_chart_document(_bundled_document(), _bundled_document()) == []
+
+
+def test_the_bundled_chart_read_without_validation_equals_the_validated_one() -> None:
+    """load_chart() trusts the shipped chart (no pydantic at start-up, issue 13): it must be the very chart
+    the full validation of a user's chart gives for the same file."""
+    from asl_terrain.chart import validated_bundled_chart
+
+    fast, checked = load_chart(None), validated_bundled_chart()
+    assert fast.source == checked.source
+    for table in ("terrain", "hexside", "building_height", "params", "judgments"):
+        assert getattr(fast, table) == getattr(checked, table), table
+    assert fast.all_values() == checked.all_values() and len(fast.all_values()) > 100

@@ -7,6 +7,7 @@ import json
 import os
 import re
 import subprocess
+import sys
 from fractions import Fraction
 from pathlib import Path
 
@@ -356,3 +357,28 @@ def test_the_installed_entry_point_in_a_real_process() -> None:
     assert ok.returncode == 0 and "clear" in ok.stdout.lower(), ok.stderr
     bad = clirun.run_subprocess("los", "W2", "ZZ99")
     assert bad.returncode == 2 and bad.stderr.startswith("error:") and "Traceback" not in bad.stderr
+
+
+def test_the_command_table_names_the_module_of_every_command() -> None:
+    """`asl-terrain CMD` imports only CMD's module (cli.COMMAND_MODULES): the table must match the
+    registrations, or a command would be missing from a narrowed run."""
+    from asl_terrain import cli
+
+    registered = {(c.name or c.callback.__name__.replace("_", "-")): c.callback.__module__.rsplit(".", 1)[-1]
+                  for c in cli.app.registered_commands}
+    assert registered == cli.COMMAND_MODULES
+
+
+def test_one_command_imports_only_its_own_module() -> None:
+    """Start-up (issue 13): `los` on the demo map imports cli.los only (past the root options); --help and
+    an unknown command still see every command."""
+    code = ("import sys; sys.argv = ['asl-terrain', '--debug', 'los', 'W2', 'W6']\n"
+            "from asl_terrain import cli\n"
+            "try:\n    cli.main()\nexcept SystemExit:\n    pass\n"
+            "print(sorted(m for m in sys.modules if m.startswith('asl_terrain.cli.')))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert "clear: yes" in out and out.splitlines()[-1] == "['asl_terrain.cli.los']", out
+    helped = clirun.run_subprocess("--help")
+    assert helped.returncode == 0 and "tem" in helped.stdout and "los-table" in helped.stdout
+    typo = clirun.run_subprocess("tme", "W2")
+    assert typo.returncode == 2 and "tme" in typo.stderr

@@ -20,8 +20,6 @@ from importlib.resources import files
 from pathlib import Path
 from typing import Any, Literal, Mapping
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
-
 from .errors import ChartError
 from .limits import decode_bytes, guard_text
 
@@ -33,39 +31,48 @@ UNIT_CLASSES_MF = ("infantry", "cavalry", "wagon")
 UNIT_CLASSES_MP = ("motorcycle", "armored-car", "fully-tracked", "half-track", "truck")
 
 
-class _Group(BaseModel):
-    model_config = ConfigDict(extra="allow", frozen=True)
-    rule: str
-    tag: Tag
-    note: str = ""
+@lru_cache(maxsize=1)
+def _chart_file_model() -> Any:
+    """The pydantic model a chart document must fit, built on first use: only a user's chart is validated
+    by it (the bundled chart is checked by the test suite), so a command on the bundled chart never imports
+    pydantic (start-up, issue 13)."""
+    from pydantic import BaseModel, ConfigDict, Field
+
+    class _Group(BaseModel):
+        model_config = ConfigDict(extra="allow", frozen=True)
+        rule: str
+        tag: Tag
+        note: str = ""
 
 
-class _Value(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
-    value: Any
-    rule: str
-    tag: Tag
-    note: str = ""
+    class _Value(BaseModel):
+        model_config = ConfigDict(extra="forbid", frozen=True)
+        value: Any
+        rule: str
+        tag: Tag
+        note: str = ""
 
 
-class _Entry(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
-    name: str
-    mf: _Group | None = None
-    mp: _Group | None = None
-    mp_buttoned_up: _Group | None = None
-    los: _Group | None = None
-    tem: _Group | None = None
+    class _Entry(BaseModel):
+        model_config = ConfigDict(extra="forbid", frozen=True)
+        name: str
+        mf: _Group | None = None
+        mp: _Group | None = None
+        mp_buttoned_up: _Group | None = None
+        los: _Group | None = None
+        tem: _Group | None = None
 
 
-class _ChartFile(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
-    schema_: int = Field(alias="schema")
-    terrain: dict[str, _Entry]
-    hexside: dict[str, _Entry]
-    building_height: dict[str, _Value]
-    param: dict[str, _Value]
-    judgment: dict[str, _Value]
+    class _ChartFile(BaseModel):
+        model_config = ConfigDict(extra="forbid", frozen=True)
+        schema_: int = Field(alias="schema")
+        terrain: dict[str, _Entry]
+        hexside: dict[str, _Entry]
+        building_height: dict[str, _Value]
+        param: dict[str, _Value]
+        judgment: dict[str, _Value]
+
+    return _ChartFile
 
 
 def _frac(v: Any) -> Any:
@@ -123,38 +130,44 @@ class Entry:
     tem: Group | None
 
 
-def _group(g: _Group | None, where: str) -> Group | None:
+def _group(g: Mapping[str, Any] | None, where: str) -> Group | None:
     if g is None:
         return None
-    extra = dict(g.model_extra or {})
     values: dict[str, Any] = {}
-    for k, v in extra.items():
+    for k, v in g.items():
+        if k in ("rule", "tag", "note"):
+            continue
         v = _frac(v)
         if isinstance(v, str) and v not in ("ALL", "NA") and k not in ("role",):
             raise ChartError(f"{where}.{k}: expected a number, 'ALL' or 'NA', got {v!r}")
         if isinstance(v, Fraction) and v < 0 and k not in ("air_burst",):
             raise ChartError(f"{where}.{k}: a cost or height cannot be negative, got {v}")
         values[k] = v
-    return Group(values, g.rule, g.tag, g.note)
+    return Group(values, g["rule"], g["tag"], g.get("note", ""))
+
+
+def _value(v: Mapping[str, Any]) -> Value:
+    return Value(_frac(v["value"]), v["rule"], v["tag"], v.get("note", ""))
 
 
 class Chart:
     """The frozen terrain chart. ``source`` says where it came from."""
 
-    def __init__(self, data: _ChartFile, source: str) -> None:
+    def __init__(self, data: Mapping[str, Any], source: str) -> None:
+        """``data``: a valid chart document (as :func:`parse_chart` checks it)."""
         self.source = source
         self.terrain: dict[str, Entry] = {}
         self.hexside: dict[str, Entry] = {}
         for table, out in (("terrain", self.terrain), ("hexside", self.hexside)):
-            for key, e in getattr(data, table).items():
+            for key, e in data[table].items():
                 where = f"{table}.{key}"
-                out[key] = Entry(key, e.name, _group(e.mf, f"{where}.mf"), _group(e.mp, f"{where}.mp"),
-                                 _group(e.mp_buttoned_up, f"{where}.mp_buttoned_up"),
-                                 _group(e.los, f"{where}.los"), _group(e.tem, f"{where}.tem"))
-        self.building_height = {k: Value(_frac(v.value), v.rule, v.tag, v.note)
-                                for k, v in data.building_height.items()}
-        self.params = {k: Value(_frac(v.value), v.rule, v.tag, v.note) for k, v in data.param.items()}
-        self.judgments = {k: Value(_frac(v.value), v.rule, v.tag, v.note) for k, v in data.judgment.items()}
+                out[key] = Entry(key, e["name"], _group(e.get("mf"), f"{where}.mf"),
+                                 _group(e.get("mp"), f"{where}.mp"),
+                                 _group(e.get("mp_buttoned_up"), f"{where}.mp_buttoned_up"),
+                                 _group(e.get("los"), f"{where}.los"), _group(e.get("tem"), f"{where}.tem"))
+        self.building_height = {k: _value(v) for k, v in data["building_height"].items()}
+        self.params = {k: _value(v) for k, v in data["param"].items()}
+        self.judgments = {k: _value(v) for k, v in data["judgment"].items()}
 
     def param(self, name: str) -> Value:
         """A named parameter. :raises ChartError: naming it when the chart lacks it."""
@@ -224,13 +237,15 @@ def _freeze(data: dict[str, Any], source: str) -> Chart:
     problems = validate_chart_document(data, _bundled_document())
     if problems:
         raise ChartError(_summary(source, problems))
+    from pydantic import ValidationError
+
     try:
-        model = _ChartFile.model_validate(data)
+        _chart_file_model().model_validate(data)
     except ValidationError as e:  # the checks above should leave nothing for pydantic to refuse
         first = e.errors()[0]
         where = ".".join(str(p) for p in first["loc"])
         raise ChartError(f"{source}: {where}: {first['msg']} ({e.error_count()} problem(s) in all)") from None
-    return Chart(model, source)
+    return Chart(data, source)
 
 
 def _summary(source: str, problems: list[str]) -> str:
@@ -246,8 +261,18 @@ def _bundled_text() -> str:
     return (files("asl_terrain") / "data" / "terrain_chart.toml").read_text(encoding="utf-8")
 
 
+#: the ``source`` of the bundled chart
+BUNDLED_SOURCE = "terrain_chart.toml (bundled)"
+
+
 def _bundled_document() -> dict[str, Any]:
     return tomllib.loads(_bundled_text())
+
+
+def validated_bundled_chart() -> Chart:
+    """The bundled chart through the full validation a user's chart gets (:func:`load_chart` trusts the
+    shipped file; tests/test_chart.py checks both give the same chart)."""
+    return parse_chart(_bundled_text(), BUNDLED_SOURCE)
 
 
 def merge_chart_documents(base: dict[str, Any], over: dict[str, Any]) -> dict[str, Any]:
@@ -277,7 +302,7 @@ def load_chart(path: str | None = None) -> Chart:
     """The bundled chart, or the user's chart file at ``path`` merged over it (the user corrects only the
     values they know; every value of the result is validated). Loaded once per path."""
     if path is None:
-        return parse_chart(_bundled_text(), "terrain_chart.toml (bundled)")
+        return Chart(_bundled_document(), BUNDLED_SOURCE)
     p = Path(path)
     try:
         raw = p.read_bytes()

@@ -23,7 +23,66 @@ from ..chart import Chart, load_chart
 from ..errors import UserError
 from ..model import Map, demo_map_path
 
-app = typer.Typer(
+#: the submodule that defines each command: a run of one command imports and builds only that module's
+#: commands (start-up, issue 13); `--help`, an unknown name or any other use of ``app`` loads them all
+#: (tests/test_cli.py checks this table against the registrations)
+COMMAND_MODULES = {
+    **dict.fromkeys(("render", "ask", "schema", "chart", "check"), "core"),
+    **dict.fromkeys(("move", "path", "reach", "vca-change"), "movement"),
+    **dict.fromkeys(("los", "viewshed"), "los"),
+    **dict.fromkeys(("tem", "setup", "stacking", "bypass-effects", "tca-change", "place-rubble", "remove",
+                     "street-fighting", "unload", "load", "unhook", "sniper-target", "end-of-player-turn",
+                     "rubble-drm"), "effects"),
+    **dict.fromkeys(("import-vasl", "vasl-check"), "vasl"),
+    "serve": "web",
+    "los-table": "lostable",
+}
+_MODULES = ("core", "movement", "los", "effects", "vasl", "web", "lostable")
+
+
+def _import_commands(name: str) -> None:
+    try:
+        importlib.import_module(f"{__name__}.{name}")
+    except ModuleNotFoundError as e:
+        if e.name != f"{__name__}.{name}":
+            raise
+
+
+class _LazyTyper(typer.Typer):
+    """A Typer whose command list imports every command module when it is first read, unless
+    :func:`main` is running one command whose module it imported itself."""
+
+    _narrowed = False
+    _all_loaded = False
+
+    @property
+    def registered_commands(self) -> list[Any]:
+        if not (self._narrowed or self._all_loaded):
+            self._all_loaded = True
+            for name in _MODULES:
+                _import_commands(name)
+        return self._commands
+
+    @registered_commands.setter
+    def registered_commands(self, value: list[Any]) -> None:
+        self._commands = value
+
+
+def _command_of(argv: list[str]) -> str | None:
+    """The module of the command ``argv`` runs, past the root options; None when unsure."""
+    i = 0
+    while i < len(argv):
+        a = argv[i]
+        if a == "--debug" or a.startswith("--chart="):
+            i += 1
+        elif a == "--chart":
+            i += 2
+        else:
+            return COMMAND_MODULES.get(a)
+    return None
+
+
+app = _LazyTyper(
     name="asl-terrain",
     help="ASL terrain rulings that cite the rule: movement, LOS, TEM, set-up. "
          "Every command works on the bundled demo map when no MAP is given.",
@@ -251,8 +310,15 @@ def format_value(v: Any) -> str:
 
 def main() -> None:
     """Console entry point: run the app, turning user errors into one line and exit status 2."""
+    module = _command_of(sys.argv[1:])
     try:
-        rv = app(standalone_mode=False, prog_name="asl-terrain")
+        if module is not None and not app._all_loaded:
+            app._narrowed = True
+            _import_commands(module)
+        try:
+            rv = app(standalone_mode=False, prog_name="asl-terrain")
+        finally:
+            app._narrowed = False
         if isinstance(rv, int) and rv:
             sys.exit(rv)
     except UserError as e:
@@ -284,11 +350,3 @@ def main() -> None:
                           "This is a bug in asl-terrain; please report it with the command line and the map. "
                           "Run with --debug for the traceback.")
         sys.exit(3)
-
-
-for _name in ("core", "movement", "los", "effects", "vasl", "web", "lostable"):
-    try:
-        importlib.import_module(f"{__name__}.{_name}")
-    except ModuleNotFoundError as _e:
-        if _e.name != f"{__name__}.{_name}":
-            raise
