@@ -14,12 +14,12 @@ from typing import Any
 import pytest
 
 from asl_terrain.chart import Chart, _bundled_text, default_chart, parse_chart
-from asl_terrain.effects import rubble_drm, tca_change, tem
-from asl_terrain.grid import Hexside
+from asl_terrain.effects import place_rubble, rubble_drm, street_fighting, tca_change, tem
+from asl_terrain.grid import Hex, Hexside
 from asl_terrain.los import los
 from asl_terrain.model import Map
 from asl_terrain.movement import move_cost, path
-from asl_terrain.setup import can_set_up, squad_equivalents, stacking_limit
+from asl_terrain.setup import can_set_up, mines_must_be_revealed, squad_equivalents, stacking_limit
 from asl_terrain.units import Unit
 
 SRC = Path(__file__).resolve().parent.parent / "src" / "asl_terrain"
@@ -127,6 +127,20 @@ BLIND = M([{"at": ["B1"], "level": 2}, {"at": ["B2"], "terrain": "woods"}])
 FENCED_ROAD = M(hexsides=[{"at": ["B1-B2", "B2-B3", "B3-B4", "B4-B5", "B5-B6"], "road": "paved"},
                           {"at": ["B3-B4"], "fence": True}])
 WALLED_WOODS = M([{"at": ["B2"], "terrain": "woods"}], [{"at": ["B2-B3"], "wall": True}])
+NARROW_STREET = M([{"at": ["B2", "B3"], "terrain": "building", "building": "stone"}],
+                  [{"at": ["B2-B3"], "narrow_street": "paved"}])
+NS_BLOCKS = [{"at": ["B2", "B3"], "terrain": "building", "building": "stone"}]
+NS_SIDES = [{"at": ["B2-B3"], "narrow_street": "paved"}]
+NS_SMOKE = M(NS_BLOCKS, NS_SIDES, [{"type": "smoke", "at": h, "strength": 3} for h in ("B2", "B3")])
+NS_MINES = M(NS_BLOCKS, NS_SIDES, [{"type": "mines", "at": "B3", "kind": "A-P", "strength": 6}])
+NS_VEHICLE = M(NS_BLOCKS, NS_SIDES, [{"type": "vehicle", "at": "B2", "bypass": "B2-B3"}])
+#: B2 (level 1) has a paved Narrow Street down to B3 and an unpaved one to C2 at its own level (P5.142)
+NS_CREST = M([{"at": ["B2", "B3", "C2"], "terrain": "building", "building": "stone"}, {"at": ["B2", "C2"], "level": 1}],
+             [{"at": ["B2-B3"], "narrow_street": "paved"}, {"at": ["B2-C2"], "narrow_street": "unpaved"}])
+ALONG_NS = {"bypass": "B2-B3", "in_hex": "B2", "to_vertex": "B2-B3-C3"}
+MULTI_LEVEL = M([{"at": ["B2"], "terrain": "building", "building": "stone", "building_type": "multi-level",
+                  "upper_levels": 2, "stairwell": True}])
+ORCHARD_UP_SLOPE = M([{"at": ["B3"], "terrain": "orchard"}], [{"at": ["B2-B3"], "slope": "B3"}])
 WAGON = {"type": "wagon"}
 SKIS = {"type": "infantry", "skis": True}
 
@@ -163,6 +177,17 @@ LIVE: list[tuple[str, str, str, Callable[[Chart], Any]]] = [
     ("judgment", "bypass_entry_crosses_hexside", "false",
      _move(WOODS_HILL, "infantry", "B1", None, bypass="B1-B2", in_hex="B2", to_vertex="B1-B2-C2")),
     ("param", "stream_woods_crest_mf", "4", _move(STREAM_WOODS, "infantry", "B1", "B2/crest")),
+    ("param", "stream_pine_woods_crest_mf", "4",
+     _move(M([{"at": ["B2"], "terrain": "pine-woods", "stream": "shallow"}]), "infantry", "B1", "B2/crest")),
+    ("param", "stream_brush_crest_mf", "4",
+     _move(M([{"at": ["B2"], "terrain": "brush", "stream": "shallow"}]), "infantry", "B1", "B2/crest")),
+    ("param", "stream_orchard_crest_mf", "4",
+     _move(M([{"at": ["B2"], "terrain": "orchard", "stream": "shallow"}]), "infantry", "B1", "B2/crest")),
+    ("param", "narrow_street_vbm_factor", "1", _move(NARROW_STREET, "vehicle", "B2", None, **ALONG_NS)),
+    ("param", "narrow_street_smoke_bypass", "2", _move(NS_SMOKE, "infantry", "B2", None, **ALONG_NS)),
+    ("param", "stairwell_mf", "2", _move(MULTI_LEVEL, "infantry", "B2", "B2/1")),
+    ("judgment", "wagon_half_bypass", "false",
+     _move(NARROW_STREET, WAGON, "B2", None, bypass="B2-B3", in_hex="B2", to_vertex="B2-B3-C3")),
     ("param", "crest_status_mf", "2", _move(STREAM, "infantry", "B1", "B2/crest")),
     ("param", "vca_change_mp", "2", _vca(M(), ["B2", "C2"])),
     ("param", "vca_change_in_obstacle_mp", "3", _vca(WOODS, ["B2", "C2"])),
@@ -182,11 +207,14 @@ LIVE: list[tuple[str, str, str, Callable[[Chart], Any]]] = [
     ("param", "hindrance_height", "1", _los(HIGH_BRUSH, "B1", "B3")),
     ("param", "orchard_season", "[7]", _los(HIGH_ORCHARD, "B1", "B3")),
     ("param", "blind_hex_range_step", "1", _los(BLIND, "B1", "B4")),
+    ("judgment", "orchard_same_base_level", "false", _los(ORCHARD_UP_SLOPE, "B2", "B5")),
     ("judgment", "counters_whole_hex", "false", _los(WRECK, "A2", "C2")),
     # effects
     ("param", "ffmo_drm", "-2", _tem(M(), "B2", "B4", moved_by="infantry")),
     ("param", "ffnam_drm", "-2", _tem(M(), "B2", "B4", moved_by="infantry")),
     ("param", "rooftop_tem", "1", _tem(ROOFTOP, "B2/rooftop", "B4")),
+    ("param", "deep_snow_tem", "2", _tem(M(conditions={"weather": "deep-snow"}), "B2", "B4")),
+    ("param", "indirect_building_level_tem", "2", _tem(MULTI_LEVEL, "B2/1", None, "indirect")),
     ("param", "mud_tem", "2", _tem(M(conditions={"weather": "mud"}), "B2", "B4")),
     ("judgment", "hexside_tem_not_cumulative", "false", _tem(WALLED_WOODS, "B2", "B4")),
     ("judgment", "snap_shot_open_ground", "false",
@@ -208,6 +236,15 @@ LIVE: list[tuple[str, str, str, Callable[[Chart], Any]]] = [
     ("param", "stacking_smc", "5", _stacking(M(), "B2")),
     ("param", "culvert_stacking_squads", "2", _stacking(CULVERT, "B2/culvert")),
     ("param", "steeple_stacking_squads", "1", _stacking(STEEPLE, "B2/1")),
+    ("judgment", "smc_in_small_locations", "false",
+     lambda c: stacking_limit(STEEPLE, STEEPLE.parse_location("B2/1"), ["leader"], chart=c).to_json()),
+    ("judgment", "mines_revealed_exemption", "\"all-crest-lower\"",
+     lambda c: mines_must_be_revealed(NS_CREST, Hex.parse("B2"), chart=c)),
+    ("judgment", "rubble_removes_mines", "\"effect\"",
+     lambda c: place_rubble(NS_MINES, Hex.parse("B2"), chart=c).to_json()),
+    ("param", "street_fighting_cc_drm", "2",
+     lambda c: street_fighting(NS_VEHICLE, NS_VEHICLE.parse_location("B2@B2-B3"), NS_VEHICLE.parse_location("B3"),
+                               chart=c).to_json()),
     ("param", "stone_rubble_drm", "2", lambda c: rubble_drm(STONE, STONE.parse_location("B2"), chart=c).to_json()),
     ("param", "tca_drm_L", "2", lambda c: tca_change(Unit(type="vehicle"), chart=c).to_json()),
     ("param", "tca_drm_bu", "2", lambda c: tca_change(Unit(type="vehicle", buttoned_up=True), chart=c).to_json()),

@@ -169,7 +169,7 @@ def test_b3_4_no_road_bonus_while_pushing_a_gun_or_in_mud() -> None:
 
 
 def test_b3_4_the_first_hexside_must_be_a_road_hexside_too() -> None:
-    """Judgment road_bonus_first_hexside: a move that starts off the road (A2 -> B2) gets no bonus."""
+    """road_bonus_first_hexside (chart-research.md): a move that starts off the road (A2 -> B2) gets no bonus."""
     m = small()
     assert not path(m, "infantry", ["A2", "B2", "B3", "B4", "B5"], 4).road_bonus
 

@@ -150,7 +150,7 @@ def test_p5_3_level_one_viewers_do_not_see_over_it() -> None:
 
 
 def test_p5_141_a_los_along_the_segment_does_not_cross_it(st: Map) -> None:
-    """Digest §7.35 / judgment.roadblock_segment_crossing: O17 to O18 runs along the roadblock, centre dot to
+    """Digest §7.35 (chart-research.md, roadblock_segment_crossing): O17 to O18 runs along the roadblock, centre dot to
     centre dot, and does not cross it."""
     x = r(st, "O17", "O18")
     assert x.clear and x.roadblocks_crossed == ()
