@@ -14,15 +14,16 @@ from typing import Any
 import pytest
 
 from asl_terrain.chart import Chart, _bundled_text, default_chart, parse_chart
-from asl_terrain.effects import place_rubble, rubble_drm, street_fighting, tca_change, tem
+from asl_terrain.effects import end_of_player_turn, place_rubble, rubble_drm, street_fighting, tca_change, tem
 from asl_terrain.grid import Hex, Hexside
 from asl_terrain.los import los
-from asl_terrain.model import Map
+from asl_terrain.model import Conditions, Map
 from asl_terrain.movement import move_cost, path
 from asl_terrain.setup import can_set_up, mines_must_be_revealed, squad_equivalents, stacking_limit
 from asl_terrain.units import Unit
 
 SRC = Path(__file__).resolve().parent.parent / "src" / "asl_terrain"
+MAPS = Path(__file__).resolve().parent / "maps"
 
 
 def _bundled() -> dict[str, Any]:
@@ -92,6 +93,12 @@ def _tca(**unit: Any) -> Callable[[Chart], Any]:
     return lambda chart: tca_change(Unit(type="vehicle", **unit), attempt=attempt, chart=chart).to_json()
 
 
+def _end_of_turn(m: Map, at: str, **conditions: Any) -> Callable[[Chart], Any]:
+    """The end-of-Player-Turn checks due to one Infantry unit at ``at``."""
+    return lambda chart: end_of_player_turn(m, [("infantry", m.parse_location(at))], Conditions(**conditions),
+                                            chart=chart).to_json()
+
+
 def _los(m: Map, a: str, b: str, **kw: Any) -> Callable[[Chart], Any]:
     def ruling(chart: Chart) -> Any:
         r = los(m, m.parse_location(a), m.parse_location(b), chart=chart, **kw)
@@ -141,6 +148,11 @@ ALONG_NS = {"bypass": "B2-B3", "in_hex": "B2", "to_vertex": "B2-B3-C3"}
 MULTI_LEVEL = M([{"at": ["B2"], "terrain": "building", "building": "stone", "building_type": "multi-level",
                   "upper_levels": 2, "stairwell": True}])
 ORCHARD_UP_SLOPE = M([{"at": ["B3"], "terrain": "orchard"}], [{"at": ["B2-B3"], "slope": "B3"}])
+#: the P2.3 example map: squad E in K14 (three Down-Slope hexsides) fired on by squad B in I14 (P2.41 EX)
+P2 = Map.load(MAPS / "p2_slopes.toml")
+OUT_OF_SEASON = M([{"at": ["C1"], "level": 2}, {"at": ["C3", "C5"], "terrain": "orchard"}], conditions={"month": 12})
+UP_SLOPE_HOUSE = M([{"at": ["C3"], "terrain": "building", "building": "stone", "building_type": "two-story-house"}],
+                   [{"at": ["C2-C3"], "slope": "C2"}])
 WAGON = {"type": "wagon"}
 SKIS = {"type": "infantry", "skis": True}
 
@@ -208,6 +220,12 @@ LIVE: list[tuple[str, str, str, Callable[[Chart], Any]]] = [
     ("param", "orchard_season", "[7]", _los(HIGH_ORCHARD, "B1", "B3")),
     ("param", "blind_hex_range_step", "1", _los(BLIND, "B1", "B4")),
     ("judgment", "orchard_same_base_level", "false", _los(ORCHARD_UP_SLOPE, "B2", "B5")),
+    ("judgment", "orchard_out_of_season_los", "\"each\"", _los(OUT_OF_SEASON, "C1", "C6")),
+    ("judgment", "wall_vertex_both_sides", "false",
+     _los(M(hexsides=[{"at": ["C6-C7"], "wall": True}], rows=[1, 9]), "C5", "B9")),
+    ("judgment", "bocage_vertex", "\"both-sides\"",
+     _los(M(hexsides=[{"at": ["C4-C5"], "bocage": True}], rows=[1, 9]), "A1", "E7")),
+    ("judgment", "up_slope_locations", "\"ground-level\"", _los(UP_SLOPE_HOUSE, "C3/1", "C1")),
     ("judgment", "counters_whole_hex", "false", _los(WRECK, "A2", "C2")),
     # effects
     ("param", "ffmo_drm", "-2", _tem(M(), "B2", "B4", moved_by="infantry")),
@@ -220,6 +238,12 @@ LIVE: list[tuple[str, str, str, Callable[[Chart], Any]]] = [
     ("judgment", "snap_shot_open_ground", "false",
      lambda c: tem(WOODS, WOODS.parse_location("B2"), [WOODS.parse_location("B4")],
                    snap_shot=Hexside.parse("B2-B3"), chart=c).to_json()),
+    ("param", "slope_tem", "2", _tem(P2, "K14", "I14")),
+    ("judgment", "slope_tem_vs_ffmo", "false", _tem(P2, "K14", "I14", moved_by="non-road")),
+    ("param", "fire_lane_slope_drm", "2", _tem(P2, "K14", "I14", "fire-lane", moved_by="non-road")),
+    ("judgment", "culvert_frigid_always", "false", _end_of_turn(CULVERT, "B2/culvert")),
+    ("judgment", "frigid_in_stream", "false", _end_of_turn(STREAM, "B2", frigid=True)),
+    ("param", "frigid_water_depths", "[\"deep\"]", _end_of_turn(STREAM, "B2", frigid=True)),
     ("param", "entrenchment_tem", "3", _tem(M(), "B2", "B4", entrenched=True)),
     ("param", "entrenchment_indirect_tem", "5", _tem(M(), "B2", None, "indirect", entrenched=True)),
     ("param", "height_advantage_tem", "2", _tem(HILL, "B2", "B3")),
