@@ -153,6 +153,8 @@ P2 = Map.load(MAPS / "p2_slopes.toml")
 OUT_OF_SEASON = M([{"at": ["C1"], "level": 2}, {"at": ["C3", "C5"], "terrain": "orchard"}], conditions={"month": 12})
 UP_SLOPE_HOUSE = M([{"at": ["C3"], "terrain": "building", "building": "stone", "building_type": "two-story-house"}],
                    [{"at": ["C2-C3"], "slope": "C2"}])
+#: C5 -> B9 touches the lone wall C6-C7 only at its end vertex: clear, borderline (B9.2, A6.1)
+LONE_WALL = M(hexsides=[{"at": ["C6-C7"], "wall": True}], rows=[1, 9])
 WAGON = {"type": "wagon"}
 SKIS = {"type": "infantry", "skis": True}
 
@@ -221,11 +223,12 @@ LIVE: list[tuple[str, str, str, Callable[[Chart], Any]]] = [
     ("param", "blind_hex_range_step", "1", _los(BLIND, "B1", "B4")),
     ("judgment", "orchard_same_base_level", "false", _los(ORCHARD_UP_SLOPE, "B2", "B5")),
     ("judgment", "orchard_out_of_season_los", "\"each\"", _los(OUT_OF_SEASON, "C1", "C6")),
-    ("judgment", "wall_vertex_both_sides", "false",
-     _los(M(hexsides=[{"at": ["C6-C7"], "wall": True}], rows=[1, 9]), "C5", "B9")),
+    ("judgment", "wall_vertex_both_sides", "false", _los(LONE_WALL, "C5", "B9")),
     ("judgment", "bocage_vertex", "\"both-sides\"",
      _los(M(hexsides=[{"at": ["C4-C5"], "bocage": True}], rows=[1, 9]), "A1", "E7")),
     ("judgment", "up_slope_locations", "\"ground-level\"", _los(UP_SLOPE_HOUSE, "C3/1", "C1")),
+    ("param", "borderline_tolerance", "0",
+     lambda c: los(LONE_WALL, LONE_WALL.parse_location("C5"), LONE_WALL.parse_location("B9"), chart=c).borderline),
     ("judgment", "counters_whole_hex", "false", _los(WRECK, "A2", "C2")),
     # effects
     ("param", "ffmo_drm", "-2", _tem(M(), "B2", "B4", moved_by="infantry")),
@@ -244,6 +247,8 @@ LIVE: list[tuple[str, str, str, Callable[[Chart], Any]]] = [
     ("judgment", "culvert_frigid_always", "false", _end_of_turn(CULVERT, "B2/culvert")),
     ("judgment", "frigid_in_stream", "false", _end_of_turn(STREAM, "B2", frigid=True)),
     ("param", "frigid_water_depths", "[\"deep\"]", _end_of_turn(STREAM, "B2", frigid=True)),
+    ("param", "crest_status_tem", "1", _tem(STREAM, "B2/crest", "B4")),
+    ("judgment", "bypass_tem_through_obstacle", "false", _tem(WOODS, "B2@B1-B2-C2", "B4")),
     ("param", "entrenchment_tem", "3", _tem(M(), "B2", "B4", entrenched=True)),
     ("param", "entrenchment_indirect_tem", "5", _tem(M(), "B2", None, "indirect", entrenched=True)),
     ("param", "height_advantage_tem", "2", _tem(HILL, "B2", "B3")),
