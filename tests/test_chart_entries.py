@@ -155,6 +155,9 @@ UP_SLOPE_HOUSE = M([{"at": ["C3"], "terrain": "building", "building": "stone", "
                    [{"at": ["C2-C3"], "slope": "C2"}])
 #: C5 -> B9 touches the lone wall C6-C7 only at its end vertex: clear, borderline (B9.2, A6.1)
 LONE_WALL = M(hexsides=[{"at": ["C6-C7"], "wall": True}], rows=[1, 9])
+#: the P5.141 illustration (a Narrow Street roadblock O17-O18) and the P4 stream fixture map
+ST_VILLAGE = Map.load(MAPS / "st_village.toml")
+STREAMS = Map.load(MAPS / "streams.toml")
 WAGON = {"type": "wagon"}
 SKIS = {"type": "infantry", "skis": True}
 
@@ -229,6 +232,8 @@ LIVE: list[tuple[str, str, str, Callable[[Chart], Any]]] = [
     ("judgment", "up_slope_locations", "\"ground-level\"", _los(UP_SLOPE_HOUSE, "C3/1", "C1")),
     ("param", "borderline_tolerance", "0",
      lambda c: los(LONE_WALL, LONE_WALL.parse_location("C5"), LONE_WALL.parse_location("B9"), chart=c).borderline),
+    ("judgment", "roadblock_los_own_hex", "false", _los(ST_VILLAGE, "O17@O17-O18-P17", "O17@N17-O17-O18")),
+    ("judgment", "stream_depiction_clear", "false", _los(STREAMS, "MM10", "MM12")),
     ("judgment", "counters_whole_hex", "false", _los(WRECK, "A2", "C2")),
     # effects
     ("param", "ffmo_drm", "-2", _tem(M(), "B2", "B4", moved_by="infantry")),
