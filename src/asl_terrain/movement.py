@@ -36,10 +36,10 @@ import functools
 import gc
 import heapq
 import weakref
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from fractions import Fraction
-from typing import Any
+from typing import Any, NamedTuple
 
 from .chart import Chart, default_chart
 from .errors import NotAdjacent, QueryError, UnknownLocation
@@ -635,9 +635,7 @@ def _restamp(r: MoveRuling, frm: Location) -> MoveRuling:
     whose move does not depend on which of them the unit is at."""
     if r.frm is frm:
         return r
-    return MoveRuling(r.allowed, r.cost, r.units, r.items, frm, r.to, r.reason, r.forbidden_by, r.road_rate,
-                      r.ffmo_exposed, r.keeps_road_bonus, r.bypass, r.all_mf, r.bog, r.weather_elevation, r.notes,
-                      r.prefix, r.bonus_lost_by, r.note_rules)
+    return replace(r, frm=frm)
 
 
 def _beyond_grid(v: Vertex) -> bool:
@@ -649,6 +647,125 @@ def _in_vca_obstacle(m: Map, h: Hex, obstacles: tuple[str, ...]) -> bool:
     """Whether a vehicle (not in Bypass) in hex ``h`` is in a building, woods or rubble hex, where each
     hexspine of VCA change costs more (D2.11; the hexes are the chart's ``vca_obstacle_terrain``)."""
     return m.terrain(h).terrain in obstacles or m.has_counter(h, "rubble")
+
+
+# ============================================================================================ entry prohibitions
+#
+# Each function below decides one thing that forbids entering an adjacent hex whatever the entry costs, and
+# cites its rule; :meth:`_Mover.entry_prohibitions` asks them in order and the first that answers forbids the
+# move. A new prohibition is one function, put in its place in :data:`ENTRY_PROHIBITIONS` (or, for one of
+# crossing a hexside, which Bypass meets too, in :data:`CROSSING_PROHIBITIONS`).
+
+
+class Prohibition(NamedTuple):
+    """Why a move is NA, and the rule that says so."""
+
+    reason: str
+    rule: str
+
+
+class _Entry(NamedTuple):
+    """What the entry prohibitions read: the mover (its unit, map, chart and flags), the hex entered and its
+    terrain, the hexside crossed, and whether the unit comes from Bypass along a Narrow Street. (A NamedTuple
+    rather than a frozen dataclass: one is built for every entry the search weighs, and it builds faster.)"""
+
+    mv: _Mover
+    b: Hex
+    tb: HexTerrain | None
+    hs: Hexside
+    hst: HexsideTerrain
+    along_ns: bool = False
+
+
+#: an entry prohibition: a :class:`Prohibition` when it forbids the entry, else None
+_EntryRule = Callable[[_Entry], "Prohibition | None"]
+
+
+def no_dash_across_or_along_narrow_street(e: _Entry) -> Prohibition | None:
+    """A Dash across or along a Narrow Street is NA (P5.11)."""
+    if e.mv.dash and (e.hst.narrow_street is not None or e.along_ns):
+        return Prohibition("Dashing across or along a Narrow Street is NA", "P5.11")
+    return None
+
+
+def no_dash_into_rubbled_road(e: _Entry) -> Prohibition | None:
+    """No Dash into a road hex whose road is covered by rubble (B3.43)."""
+    if e.mv.dash and road_negated(e.mv.m, e.b):
+        return Prohibition(f"no Dash in a road hex covered by rubble ({e.mv.n(e.b)})", "B3.43")
+    return None
+
+
+def no_entry_into_blaze(e: _Entry) -> Prohibition | None:
+    """Entering a Blaze Location is NA (B25; judgment blaze_entry_na)."""
+    return blaze_prohibition(e.mv, e.b)
+
+
+def no_vehicle_across_crest_line_slope(e: _Entry) -> Prohibition | None:
+    """No vehicle (Wagons included) may cross a combination Crest-Line-slope hexside (P2.53)."""
+    if e.hst.slope is not None and e.hst.crest and (e.mv.pays_mp or e.mv.wagon):
+        return Prohibition(f"no vehicle may cross combination Crest-Line-slope hexside {e.mv.n(e.hs)}", "P2.53")
+    return None
+
+
+def no_charging_cavalry_across_crest_line_slope(e: _Entry) -> Prohibition | None:
+    """No charging Cavalry may cross a combination Crest-Line-slope hexside (P2.53)."""
+    if e.hst.slope is not None and e.hst.crest and e.mv.cav and e.mv.unit.charging:
+        return Prohibition(f"no charging Cavalry may cross combination Crest-Line-slope hexside {e.mv.n(e.hs)}",
+                           "P2.53")
+    return None
+
+
+def no_vehicle_across_roadblock(e: _Entry) -> Prohibition | None:
+    """No vehicle (Wagons included) may cross a roadblock's hexside (B29.4)."""
+    if (e.mv.pays_mp or e.mv.wagon) and e.mv.m.roadblock(e.hs) is not None:
+        return Prohibition(f"no vehicle may cross the roadblock on {e.mv.n(e.hs)}", "B29.4")
+    return None
+
+
+def hexside_not_crossable(e: _Entry) -> Prohibition | None:
+    """A wall, hedge, bocage, rowhouse wall, cliff or fence this unit may not cross: NA in the chart for its
+    type (the chart entry's rule: B9.4 walls and hedges, B9.5 bocage, B23.71 rowhouse walls, B11.1
+    cliffs, P3.2 fences)."""
+    hst = e.hst
+    for key, present in (("wall", hst.wall), ("hedge", hst.hedge), ("bocage", hst.bocage),
+                         ("rowhouse-wall", hst.rowhouse_wall), ("cliff", hst.cliff), ("fence", hst.fence)):
+        if present:
+            v, rule, _, name = e.mv.cost(key)
+            if v == "NA":
+                return Prohibition(f"{e.mv.desc} may not cross the {name.lower()} on {e.mv.n(e.hs)}", rule)
+    return None
+
+
+def no_cavalry_charge_into_woods(e: _Entry) -> Prohibition | None:
+    """Cavalry may not charge into woods (B13.4; the terrain is the chart's ``charge_na``)."""
+    if e.mv.cav and e.mv.unit.charging and e.tb is not None and e.tb.terrain in e.mv.charge_na:
+        return Prohibition("Cavalry may not charge into woods", "B13.4")
+    return None
+
+
+def blaze_prohibition(mv: _Mover, h: Hex) -> Prohibition | None:
+    """Entering a Blaze Location is NA (B25; judgment blaze_entry_na): shared by every kind of entry."""
+    if mv.blaze_na and mv.m.has_counter(h, "blaze"):
+        return Prohibition(f"{mv.n(h)} holds a Blaze", "B25")
+    return None
+
+
+#: the prohibitions of crossing a hexside, asked in order (by an entry, and by a Bypass entered across it)
+CROSSING_PROHIBITIONS: tuple[_EntryRule, ...] = (
+    no_vehicle_across_crest_line_slope,
+    no_charging_cavalry_across_crest_line_slope,
+    no_vehicle_across_roadblock,
+    hexside_not_crossable,
+)
+
+#: the prohibitions of entering an adjacent hex's ground Location whatever it costs, asked in order
+ENTRY_PROHIBITIONS: tuple[_EntryRule, ...] = (
+    no_dash_across_or_along_narrow_street,
+    no_dash_into_rubbled_road,
+    no_entry_into_blaze,
+    *CROSSING_PROHIBITIONS,
+    no_cavalry_charge_into_woods,
+)
 
 
 class _Mover:
@@ -842,27 +959,18 @@ class _Mover:
     # ------------------------------------------------------------------ checks and items every entry shares
     def check_blaze(self, h: Hex) -> None:
         """Entering a Blaze Location is NA (B25; judgment blaze_entry_na)."""
-        if self.blaze_na and self.m.has_counter(h, "blaze"):
-            raise _NA(f"{self.n(h)} holds a Blaze", "B25")
+        p = blaze_prohibition(self, h)
+        if p is not None:
+            raise _NA(*p)
 
     def crossing_checks(self, hs: Hexside, hst: HexsideTerrain) -> None:
-        """Prohibitions of crossing hexside ``hs``: no vehicle (Wagons included) or charging Cavalry across a
-        Crest-Line-slope hexside (P2.53), no vehicle across a roadblock (B29.4), a wall, hedge or fence this
-        unit may not cross (the chart, B9.4, P3.2)."""
-        if hst.slope is not None and hst.crest:
-            if self.pays_mp or self.wagon:
-                raise _NA(f"no vehicle may cross combination Crest-Line-slope hexside {self.n(hs)}", "P2.53")
-            if self.cav and self.unit.charging:
-                raise _NA(f"no charging Cavalry may cross combination Crest-Line-slope hexside {self.n(hs)}",
-                          "P2.53")
-        if (self.pays_mp or self.wagon) and self.m.roadblock(hs) is not None:
-            raise _NA(f"no vehicle may cross the roadblock on {self.n(hs)}", "B29.4")
-        for key, present in (("wall", hst.wall), ("hedge", hst.hedge), ("bocage", hst.bocage),
-                             ("rowhouse-wall", hst.rowhouse_wall), ("cliff", hst.cliff), ("fence", hst.fence)):
-            if present:
-                v, rule, _, name = self.cost(key)
-                if v == "NA":
-                    raise _NA(f"{self.desc} may not cross the {name.lower()} on {self.n(hs)}", rule)
+        """Raise the first of :data:`CROSSING_PROHIBITIONS` that forbids crossing hexside ``hs`` (P2.53,
+        B29.4, the chart's hexside entries)."""
+        e = _Entry(self, hs.a, None, hs, hst)
+        for rule in CROSSING_PROHIBITIONS:
+            p = rule(e)
+            if p is not None:
+                raise _NA(*p)
 
     def hexside_items(self, a: Hex, hs: Hexside, hst: HexsideTerrain, items: list[Item]) -> None:
         """Hexside extras added to (not doubled with) the COT (P2.51 EX): wall, hedge, fence (+1 & COT for
@@ -947,18 +1055,13 @@ class _Mover:
 
     # ------------------------------------------------------------------ entering an adjacent hex
     def entry_prohibitions(self, b: Hex, hs: Hexside, hst: HexsideTerrain, tb: HexTerrain, along_ns: bool) -> None:
-        """What forbids entering hex ``b`` across ``hs`` whatever it costs: a Dash across or along a Narrow
-        Street (P5.11) or into a road hex covered by rubble (B3.43), a Blaze (B25), the hexside itself (P2.53,
-        B29.4, the chart), charging Cavalry into woods (B13.4)."""
-        if self.dash:
-            if hst.narrow_street is not None or along_ns:
-                raise _NA("Dashing across or along a Narrow Street is NA", "P5.11")
-            if road_negated(self.m, b):
-                raise _NA(f"no Dash in a road hex covered by rubble ({self.n(b)})", "B3.43")
-        self.check_blaze(b)
-        self.crossing_checks(hs, hst)
-        if self.cav and self.unit.charging and tb.terrain in self.charge_na:
-            raise _NA("Cavalry may not charge into woods", "B13.4")
+        """Raise the first of :data:`ENTRY_PROHIBITIONS` that forbids entering hex ``b`` across ``hs`` whatever
+        it costs (the prohibition travels as :class:`_NA`, as every other NA of this engine does)."""
+        e = _Entry(self, b, tb, hs, hst, along_ns)
+        for rule in ENTRY_PROHIBITIONS:
+            p = rule(e)
+            if p is not None:
+                raise _NA(*p)
 
     def stream_parts(self, tb: HexTerrain, hst: HexsideTerrain) -> list[Part]:
         """The cost of entering IN a stream hex: the stream's depth cost (a ford's where printed, P4.3), plus
@@ -1532,9 +1635,7 @@ class _Mover:
                                 + (f" in {self.m.terrain(frm.hex).terrain} {self.n(frm.hex)}" if obstacle else ""),
                     "D2.11")
         total = item.amount + (r.cost if r.cost is not None else ZERO)
-        return MoveRuling(True, total, r.units, (item, *r.items), r.frm, r.to, None, None, r.road_rate, r.ffmo_exposed,
-                          r.keeps_road_bonus, r.bypass, r.all_mf, r.bog, r.weather_elevation, r.notes, r.prefix,
-                          r.bonus_lost_by, r.note_rules), d
+        return replace(r, allowed=True, cost=total, items=(item, *r.items), reason=None, forbidden_by=None), d
 
     # ------------------------------------------------------------------ the search's tables
     def node_id(self, loc: Location) -> int:
