@@ -768,6 +768,46 @@ ENTRY_PROHIBITIONS: tuple[_EntryRule, ...] = (
 )
 
 
+class _Cost(NamedTuple):
+    """What the entry cost rules read: the mover, the Location entered and its hex's terrain, the hexside
+    crossed, and whether the unit pays for the hex's protection (B3.43)."""
+
+    mv: _Mover
+    to: Location
+    tb: HexTerrain
+    hst: HexsideTerrain
+    protection: bool
+
+
+#: an entry cost rule: the COT parts of the Location entered when it decides them, else None
+_CostRule = Callable[[_Cost], "list[Part] | None"]
+
+
+def crest_status_cost(c: _Cost) -> list[Part] | None:
+    """Entering a stream hex with Crest status (P4.12, B20.91; NA in a culvert hex, P4.22)."""
+    return c.mv.crest_parts(c.tb, c.hst) if c.to.place == "crest" else None
+
+
+def in_stream_cost(c: _Cost) -> list[Part] | None:
+    """Entering IN a stream: its depth cost, plus the hex's other terrain across a non-stream hexside (P4.11,
+    a printed ford P4.3)."""
+    return c.mv.stream_parts(c.tb, c.hst) if c.tb.is_in_stream(c.to.place) else None
+
+
+def bridge_cost(c: _Cost) -> list[Part] | None:
+    """Onto a bridge over a stream, the stream below not entered (B6)."""
+    return c.mv.bridge_parts(c.tb) if c.tb.bridge is not None and c.tb.is_stream else None
+
+
+def terrain_cost(c: _Cost) -> list[Part]:
+    """Otherwise the hex's terrain by the chart (shellholes paid for their protection, B3.43): always decides."""
+    return c.mv.terrain_parts(c.tb, c.protection)
+
+
+#: the costs of the Location entered (before SMOKE and the climb), asked in order; the last always decides
+ENTRY_COSTS: tuple[_CostRule, ...] = (crest_status_cost, in_stream_cost, bridge_cost, terrain_cost)
+
+
 class _Mover:
     """The movement rules for one unit on one map with one chart and conditions.
 
@@ -1105,15 +1145,17 @@ class _Mover:
         return parts
 
     def entry_parts(self, to: Location, tb: HexTerrain, hst: HexsideTerrain, protection: bool) -> list[Part]:
-        """The COT parts of the Location entered, before SMOKE and the climb: Crest status (P4.12, B20.91),
-        IN a stream (P4.11, P4.3), or the hex's terrain by the chart (shellholes paid for their protection,
-        B3.43)."""
-        if to.place == "crest":
-            return self.crest_parts(tb, hst)
-        if tb.is_in_stream(to.place):
-            return self.stream_parts(tb, hst)
-        if tb.bridge is not None and tb.is_stream:
-            return self.bridge_parts(tb)
+        """The COT parts of the Location entered, before SMOKE and the climb: the first of
+        :data:`ENTRY_COSTS` that answers (Crest status, IN a stream, onto a bridge, else the hex's terrain)."""
+        c = _Cost(self, to, tb, hst, protection)
+        for rule in ENTRY_COSTS:
+            parts = rule(c)
+            if parts is not None:
+                return parts
+        raise AssertionError("no entry cost rule decided")  # the last one always decides
+
+    def terrain_parts(self, tb: HexTerrain, protection: bool) -> list[Part]:
+        """The hex's terrain by the chart (shellholes paid for their protection, B3.43)."""
         key = self.ground_key(tb)
         v, rule, bog, name = self.cost(key)
         if protection and key == "shellholes" and not self.pays_mp:
