@@ -21,8 +21,8 @@ Imports: los, chart, errors, grid, model, rulings, units. Never setup, movement,
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from typing import Any, Literal
 
@@ -681,221 +681,364 @@ def _road_rate_exposed(m: Map, target: Location, firer: Location, thread: Trace,
     return False, f"the LOS is traced through other non-Open Ground terrain: {why}"
 
 
-def _member(m: Map, target: Location, firer: Location | None, attack: str, unit: Unit, moved_by: MovedBy,
-            assault_move: bool, snap_shot: Hexside | None, declared_vertex: Vertex | None, entrenched: bool,
-            entered_across: Hexside | None, wall_advantage: bool, chart: Chart, conditions: Conditions) -> _Member:
-    """One firer's attack on the target (one member of a Fire Group): LOS (A6.1), P4.24 immunity, the P2.42
-    Fire Lane DRM and Base Level limit, the Location's TEM, B3.3 road-rate exposure, entrenchment (B27.1),
-    wall/hedge/roadblock TEM (B9.3, B29.3, P5.141), P2.41 slope TEM, Mud/Deep Snow TEM, Height Advantage
-    (B10.31) and FFMO/FFNAM (A4.6)."""
-    sentences: list[str] = []
-    rules: list[str] = []
-    tname = m.name_of(target)
-    if target.place == "culvert" and (attack in _INDIRECT_ATTACKS or attack == "aerial"):
-        what = "an Aerial attack" if attack == "aerial" else "Indirect Fire"
-        return _Member(firer, False, f"nothing IN a Stream Culvert can be affected by {what} (P4.24)",
-                       rule_refs=("P4.24",),
-                       sentences=(f"{tname} is IN a Stream Culvert: {what} cannot affect it, nor the culvert "
-                                  "itself (P4.24).",))
-    # the point the attack is traced to: a Snap Shot at a roadblock hexside goes to the declared vertex
-    aim = target
-    if declared_vertex is not None:
-        hx = target.hex if target.hex in declared_vertex.hexes else next(
-            h for h in declared_vertex.hexes if snap_shot is not None and h in snap_shot.hexes)
-        aim = Location(hx, vertex=declared_vertex)
-        sentences.append(f"The unit crossing {m.name_of(snap_shot) if snap_shot else 'the hexside'} declared vertex "
-                         f"{m.name_of(declared_vertex)}: the Snap Shot is traced to it (P5.141).")
-        rules.append("P5.141")
-    r: LosRuling | None = None
+# ------------------------------------------------------------------------------- TEM as a rulebook
+#
+# ``_member`` answers one firer's attack: the decisions first (each may say the attack cannot affect the target),
+# then the TEM/DRM rules in order, each reading the question (``_Attack``) and what the rules before it found
+# (``_Tally``) and returning the tally with its own items and sentences added. A new TEM rule is one function,
+# put in its place in ``_TEM_RULES``.
+
+
+@dataclass(frozen=True, slots=True)
+class _Attack:
+    """What the TEM rules read: one firer's attack as asked, and the LOS traced for it (A6.1)."""
+
+    m: Map
+    chart: Chart
+    conditions: Conditions
+    target: Location
+    firer: Location | None
+    attack: str
+    unit: Unit
+    moved_by: MovedBy
+    assault_move: bool
+    snap_shot: Hexside | None
+    declared_vertex: Vertex | None
+    entrenched: bool
+    entered_across: Hexside | None
+    wall_advantage: bool
+    los: LosRuling | None = None
     thread: Trace | None = None
-    rng: int | None = None
-    hindrance_items: list[Item] = []
-    if firer is not None and attack not in NO_FIRER:
-        if aim.bypass is not None and aim.vertex is None:
-            v0 = example_vertex(aim.bypass, m.__contains__)
-            eg = f", e.g. {m.name_of(Location(aim.hex, vertex=v0))}" if v0 is not None else ""
-            raise QueryError(f"target: {m.name_of(aim)} is a Bypass position along a hexside; a LOS needs the "
-                             f"vertex form{eg}")
-        r = los(m, firer, aim, chart=chart, conditions=conditions, entrenched=(False, entrenched))
-        rng = r.range
-        if not r.clear:
-            bb = r.blocked_by
-            where = bb.where(m.names) if bb is not None else "?"
-            what = bb.terrain if bb is not None else "an obstacle"
-            rule = bb.rule if bb is not None else "A6.1"
-            return _Member(firer, False, f"no LOS from {m.name_of(firer)} to {m.name_of(aim)}: blocked by {what} "
-                                         f"at {where} ({rule})",
-                           range=rng, rule_refs=(rule, "A6.1"),
-                           sentences=(f"{m.name_of(firer)} has no LOS to {m.name_of(aim)} (blocked by {what} at "
-                                      f"{where}, {rule}): the attack cannot affect it.",))
-        thread = r.trace
-        if r.hindrance_drm:
-            whats = ", ".join(f"{x.what} in {m.name_of(x.hex)} +{x.drm}" for x in r.hindrances)
-            hindrance_items.append(Item(Fraction(r.hindrance_drm), f"Hindrances on the LOS: {whats}", "A6.7"))
-    elif firer is not None:
-        rng = firer.hex.distance(target.hex)
-        sentences.append(f"{attack} needs no LOS from the firer; none is traced.")
-    # Fire Lane vs a different Base Level (P2.42)
-    drm_items: list[Item] = []
-    if attack == "fire-lane" and firer is not None and r is not None:
-        if r.up_slope[0] and m.terrain(firer.hex).base_level != m.terrain(target.hex).base_level:
-            return _Member(firer, False, "an Up-Slope attacker's Fire Lane cannot affect a target at a different "
-                                         "Base Level (P2.42)", range=rng, rule_refs=("P2.42",),
-                           sentences=(f"{m.name_of(firer)} is Up-Slope and {tname} lies at a different Base Level: "
-                                      "the Fire Lane cannot affect it (P2.42).",))
-        if unit.is_infantry:
-            p = chart.param("fire_lane_slope_drm")
-            if snap_shot is not None:
-                oks = [fire_lane_slope_drm(m, firer, Location(hx), chart, conditions) for hx in snap_shot.hexes]
-                if all(ok for ok, _ in oks):
-                    drm_items.append(Item(p.value, f"Fire Lane slope DRM: for both hexes of Snap Shot hexside "
-                                                   f"{m.name_of(snap_shot)}", p.rule))
-                else:
-                    bad = [f"{m.name_of(hx)}: {why}" for hx, (ok, why) in zip(snap_shot.hexes, oks) if not ok]
-                    sentences.append(f"No Fire Lane slope DRM: a Snap Shot needs it for both hexes of "
-                                     f"{m.name_of(snap_shot)} ({'; '.join(bad)}) ({p.rule}).")
-                    rules.append(p.rule)
-            else:
-                ok, why = fire_lane_slope_drm(m, firer, target, chart, conditions)
-                if ok:
-                    drm_items.append(Item(p.value, f"Fire Lane slope DRM: {why}", p.rule))
-                else:
-                    sentences.append(f"No Fire Lane slope DRM: {why} ({p.rule}).")
-                    rules.append(p.rule)
-    # the target's own TEM
-    cover = _location_tem(m, target, attack, thread, firer, chart, conditions, entrenched, snap_shot, unit)
-    col = _tem_column(attack, chart)
-    sentences += cover.sentences
-    rules += cover.rules
-    own = list(cover.items)
-    og = cover.open_ground
-    # B3.3: road-rate entry
-    if moved_by == "road-rate" and target.is_ground:
-        roads = [hs for hs in m.hexsides_of(target.hex) if hs.road is not None]
-        if not roads:
-            sentences.append(f"{m.name_of(target.hex)} has no road hexside a road depiction crosses (a Narrow Street "
-                             "lies on its hexside, and no obstacle is entered at the road rate along or across one, "
-                             "P5.11): B3.3's road-rate exposure does not apply.")
-            rules += ["B3.3", "P5.11"]
-        elif any(i.amount > 0 for i in own) or not og:
-            if firer is not None and thread is not None:
-                exposed, why = _road_rate_exposed(m, target, firer, thread, entered_across, chart, conditions)
-                if exposed:
-                    sentences.append(f"The unit entered at the road rate and {why}: it is subject to "
-                                     "Interdiction/FFMO instead of the TEM of the other terrain (B3.3).")
-                    own = []
-                    og = True
-                else:
-                    sentences.append(f"The unit entered at the road rate, but {why}: it keeps the TEM (B3.3).")
-                rules.append("B3.3")
-            else:
-                sentences.append("B3.3 needs the firer's LOS to decide road-rate exposure; the TEM is kept.")
-                rules.append("B3.3")
-    # entrenchment, hexside features, Narrow Street roadblocks: the better of them and the hex's own TEM
-    cover_items = [i for i in own if i.amount > 0]
-    other_own = [i for i in own if i.amount <= 0]
-    if entrenched:
-        p = chart.param("entrenchment_indirect_tem" if col == "indirect" else "entrenchment_tem")
-        cover_items.append(Item(p.value, "entrenchment" + (" vs Indirect Fire" if col == "indirect" else ""),
-                                p.rule))
-        og = False
-    hexside_items: list[Item] = []
-    if thread is not None and attack not in ("residual-fp",):
-        walls = _hexside_tem_items(m, target, thread, attack, chart)
-        if wall_advantage:
-            hexside_items += walls
-        elif walls:
-            gone = "; ".join(i.why for i in walls)
-            sentences.append(f"The target does not hold Wall Advantage: no TEM from the {gone} (B9.32).")
-            rules.append("B9.32")
-    if firer is not None or attack in ("indirect", "aerial", "residual-fp", "air-burst"):
-        fp = location_point(firer) if (firer is not None and attack not in NO_FIRER) else None
-        rb_items, rb_sent, rb_rules = _narrow_street_roadblock_items(m, target, location_point(aim), fp, attack, chart)
-        hexside_items += rb_items
-        sentences += rb_sent
-        rules += rb_rules
-    if hexside_items:
-        og = False
-        j = chart.judgment("hexside_tem_not_cumulative")
-        if j.value:
-            cover_items += hexside_items
-        else:
-            other_own += hexside_items
-    best: Item | None = max(cover_items, key=lambda i: i.amount, default=None)
-    if best is not None:
-        for i in cover_items:
-            if i is not best:
-                sentences.append(f"{i.why} (+{fmt(i.amount)}) is not cumulative with {best.why}: the better "
-                                 "applies.")
-    # P2.41 slope TEM
-    slope_applied = False
-    on_hexside = bool(chart.judgment("snap_shot_open_ground").value)
-    if snap_shot is not None and on_hexside and firer is not None and has_slope_tem_hexsides(m, target.hex):
-        sentences.append(f"No slope TEM: a Snap Shot target is on hexside {m.name_of(snap_shot)}, not in "
-                         f"{m.name_of(target.hex)} (P2.41; judgment snap_shot_open_ground).")
-        rules.append("P2.41")
-    elif firer is not None and thread is not None:
-        ok, why = slope_tem_applies(m, target, firer, attack, unit, thread, chart)
-        p = chart.param("slope_tem")
-        if ok:
-            item = Item(p.value, f"slope TEM: {why}", p.rule)
-            if best is None or item.amount > best.amount:
-                if best is not None:
-                    sentences.append(f"Slope TEM is not cumulative with {best.why}: the better applies (P2.41).")
-                best = item
-                slope_applied = True
-            else:
-                sentences.append(f"Slope TEM ({why}) is not cumulative with {best.why}: the better applies "
-                                 "(P2.41).")
-            rules.append(p.rule)
-        elif down_slope_hexsides(m, target.hex) and target.is_ground:
-            sentences.append(f"No slope TEM: {why} ({p.rule}).")
-            rules.append(p.rule)
-    # Mud / Deep Snow TEM (cumulative with slope TEM, P2.41)
-    weather_items: list[Item] = []
-    if conditions.weather in ("mud", "deep-snow") and target.level == 0 and target.place in ("", "crest") \
-            and not m.terrain(target.hex).is_building:
-        p = chart.param("mud_tem" if conditions.weather == "mud" else "deep_snow_tem")
-        if p.value:
-            weather_items.append(Item(p.value, f"{conditions.weather.replace('-', ' ')} TEM", p.rule))
-    # B10.31 Height Advantage: only with no other positive TEM
-    ha_item: Item | None = None
-    if r is not None and r.height_advantage == "to":
-        p = chart.param("height_advantage_tem")
-        if best is None and not weather_items:
-            ha_item = Item(p.value, f"Height Advantage: {m.name_of(target)} is higher than the firer", p.rule)
-        else:
-            sentences.append(f"Height Advantage does not apply: the target has other positive TEM ({p.rule}).")
-            rules.append(p.rule)
-    elif r is not None and any(t.up_slope(target.hex) for t in m.hexsides_of(target.hex)) and r.up_slope[1]:
-        sentences.append("Being Up-Slope gives no TEM and no Height Advantage (P2.3, P2.41).")
-        rules.append("P2.41")
-    tem_items = [*other_own, *([best] if best is not None else []), *weather_items,
-                 *([ha_item] if ha_item is not None else [])]
-    if best is not None and not slope_applied:
-        og = False
-    if slope_applied and chart.judgment("slope_tem_vs_ffmo").value:
-        og = False
-    # A4.6 FFMO / FFNAM
+    range: int | None = None
+
+    @property
+    def tname(self) -> str:
+        return self.m.name_of(self.target)
+
+    @property
+    def aim(self) -> Location:
+        """The point the attack is traced to: a Snap Shot at a roadblock hexside goes to the declared vertex."""
+        v = self.declared_vertex
+        if v is None:
+            return self.target
+        hx = self.target.hex if self.target.hex in v.hexes else next(
+            h for h in v.hexes if self.snap_shot is not None and h in self.snap_shot.hexes)
+        return Location(hx, vertex=v)
+
+    def traced(self) -> _Attack:
+        """The attack with its LOS (a firer's attack that needs one) or its range (one that needs none)."""
+        m, firer, aim = self.m, self.firer, self.aim
+        if firer is not None and self.attack not in NO_FIRER:
+            if aim.bypass is not None and aim.vertex is None:
+                v0 = example_vertex(aim.bypass, m.__contains__)
+                eg = f", e.g. {m.name_of(Location(aim.hex, vertex=v0))}" if v0 is not None else ""
+                raise QueryError(f"target: {m.name_of(aim)} is a Bypass position along a hexside; a LOS needs the "
+                                 f"vertex form{eg}")
+            r = los(m, firer, aim, chart=self.chart, conditions=self.conditions, entrenched=(False, self.entrenched))
+            return replace(self, los=r, thread=r.trace if r.clear else None, range=r.range)
+        if firer is not None:
+            return replace(self, range=firer.hex.distance(self.target.hex))
+        return self
+
+    def cannot(self, reason: str, sentence: str, *rules: str) -> _Member:
+        return _Member(self.firer, False, reason, range=self.range, rule_refs=rules, sentences=(sentence,))
+
+
+@dataclass(frozen=True, slots=True)
+class _Tally:
+    """What the TEM rules found so far for one attack."""
+
+    sentences: tuple[str, ...] = ()
+    rules: tuple[str, ...] = ()
+    hindrance: tuple[Item, ...] = ()
+    drm: tuple[Item, ...] = ()
+    own: tuple[Item, ...] = ()  # the Location's own TEM (B3.3 may take it away)
+    open_ground: bool = False
+    entrenchment: Item | None = None
+    hexside: tuple[Item, ...] = ()  # walls, hedges, roadblocks
+    other_own: tuple[Item, ...] = ()  # TEM items that add to the best one
+    best: Item | None = None  # the best of the TEM sources that are not cumulative
+    slope_applied: bool = False
+    weather: tuple[Item, ...] = ()
+    height_advantage: Item | None = None
     ffmo: Item | None = None
     ffnam: Item | None = None
-    moving = moved_by is not None and unit.type in ("infantry", "cavalry") and attack != "aerial"
-    if moving:
-        if not assault_move:
-            p = chart.param("ffnam_drm")
-            ffnam = Item(p.value, "FFNAM: the target moved without Assault Movement", p.rule)
-        p = chart.param("ffmo_drm")
-        if og and not hindrance_items and ha_item is None:
-            ffmo = Item(p.value, "FFMO: the moving target is in Open Ground and the LOS has no Hindrance", p.rule)
+
+    def said(self, sentence: str, *rules: str, **changes: Any) -> _Tally:
+        return replace(self, sentences=(*self.sentences, sentence), rules=(*self.rules, *rules), **changes)
+
+    def member(self, c: _Attack) -> _Member:
+        tem_items = (*self.other_own, *([self.best] if self.best is not None else []), *self.weather,
+                     *([self.height_advantage] if self.height_advantage is not None else []))
+        return _Member(c.firer, True, None, tem_items, self.hindrance, self.drm, self.ffmo, self.ffnam,
+                       self.open_ground, c.range, self.rules, self.sentences)
+
+
+def _member(c: _Attack) -> _Member:
+    """One firer's attack on the target (one member of a Fire Group): the decisions in order (P4.24, A6.1,
+    P2.42), then each rule of ``_TEM_RULES`` in order."""
+    decided = nothing_in_a_culvert_is_hit(c)
+    if decided is not None:
+        return decided
+    c = c.traced()
+    for decide in (no_los_no_effect, up_slope_fire_lane_base_level):
+        decided = decide(c)
+        if decided is not None:
+            return decided
+    t = _Tally()
+    for rule in _TEM_RULES:
+        t = rule(c, t)
+    return t.member(c)
+
+
+def nothing_in_a_culvert_is_hit(c: _Attack) -> _Member | None:
+    """P4.24: nothing IN a Stream Culvert is affected by Indirect Fire or an Aerial attack."""
+    if c.target.place == "culvert" and (c.attack in _INDIRECT_ATTACKS or c.attack == "aerial"):
+        what = "an Aerial attack" if c.attack == "aerial" else "Indirect Fire"
+        return _Member(c.firer, False, f"nothing IN a Stream Culvert can be affected by {what} (P4.24)",
+                       rule_refs=("P4.24",),
+                       sentences=(f"{c.tname} is IN a Stream Culvert: {what} cannot affect it, nor the culvert "
+                                  "itself (P4.24).",))
+    return None
+
+
+def no_los_no_effect(c: _Attack) -> _Member | None:
+    """A6.1: an attack that needs a LOS cannot affect a target its firer cannot see."""
+    r = c.los
+    if c.firer is None or r is None or r.clear:
+        return None
+    m, bb = c.m, r.blocked_by
+    where = bb.where(m.names) if bb is not None else "?"
+    what = bb.terrain if bb is not None else "an obstacle"
+    rule = bb.rule if bb is not None else "A6.1"
+    return c.cannot(f"no LOS from {m.name_of(c.firer)} to {m.name_of(c.aim)}: blocked by {what} at {where} ({rule})",
+                    f"{m.name_of(c.firer)} has no LOS to {m.name_of(c.aim)} (blocked by {what} at {where}, {rule}): "
+                    "the attack cannot affect it.", rule, "A6.1")
+
+
+def up_slope_fire_lane_base_level(c: _Attack) -> _Member | None:
+    """P2.42: an Up-Slope attacker's Fire Lane cannot affect a target at a different Base Level."""
+    m, r, firer = c.m, c.los, c.firer
+    if c.attack != "fire-lane" or firer is None or r is None or not r.up_slope[0] \
+            or m.terrain(firer.hex).base_level == m.terrain(c.target.hex).base_level:
+        return None
+    return c.cannot("an Up-Slope attacker's Fire Lane cannot affect a target at a different Base Level (P2.42)",
+                    f"{m.name_of(firer)} is Up-Slope and {c.tname} lies at a different Base Level: the Fire Lane "
+                    "cannot affect it (P2.42).", "P2.42")
+
+
+def snap_shot_traced_to_declared_vertex(c: _Attack, t: _Tally) -> _Tally:
+    """P5.141: a Snap Shot at a unit crossing a roadblock hexside is traced to the vertex it declared."""
+    if c.declared_vertex is None:
+        return t
+    return t.said(f"The unit crossing {c.m.name_of(c.snap_shot) if c.snap_shot else 'the hexside'} declared vertex "
+                  f"{c.m.name_of(c.declared_vertex)}: the Snap Shot is traced to it (P5.141).", "P5.141")
+
+
+def hindrances_on_the_los(c: _Attack, t: _Tally) -> _Tally:
+    """A6.7: the Hindrances on the LOS add their DRM (an attack that needs no LOS traces none)."""
+    r = c.los
+    if r is not None:
+        if not r.hindrance_drm:
+            return t
+        whats = ", ".join(f"{x.what} in {c.m.name_of(x.hex)} +{x.drm}" for x in r.hindrances)
+        return replace(t, hindrance=(*t.hindrance,
+                                     Item(Fraction(r.hindrance_drm), f"Hindrances on the LOS: {whats}", "A6.7")))
+    if c.firer is not None:
+        return t.said(f"{c.attack} needs no LOS from the firer; none is traced.")
+    return t
+
+
+def fire_lane_slope(c: _Attack, t: _Tally) -> _Tally:
+    """P2.42: the Fire Lane slope DRM vs Infantry (for both hexes of a Snap Shot hexside)."""
+    m, firer, snap = c.m, c.firer, c.snap_shot
+    if c.attack != "fire-lane" or firer is None or c.los is None or not c.unit.is_infantry:
+        return t
+    p = c.chart.param("fire_lane_slope_drm")
+    if snap is not None:
+        oks = [fire_lane_slope_drm(m, firer, Location(hx), c.chart, c.conditions) for hx in snap.hexes]
+        if all(ok for ok, _ in oks):
+            return replace(t, drm=(*t.drm, Item(p.value, f"Fire Lane slope DRM: for both hexes of Snap Shot "
+                                                         f"hexside {m.name_of(snap)}", p.rule)))
+        bad = [f"{m.name_of(hx)}: {why}" for hx, (ok, why) in zip(snap.hexes, oks) if not ok]
+        return t.said(f"No Fire Lane slope DRM: a Snap Shot needs it for both hexes of {m.name_of(snap)} "
+                      f"({'; '.join(bad)}) ({p.rule}).", p.rule)
+    ok, why = fire_lane_slope_drm(m, firer, c.target, c.chart, c.conditions)
+    if ok:
+        return replace(t, drm=(*t.drm, Item(p.value, f"Fire Lane slope DRM: {why}", p.rule)))
+    return t.said(f"No Fire Lane slope DRM: {why} ({p.rule}).", p.rule)
+
+
+def location_tem(c: _Attack, t: _Tally) -> _Tally:
+    """The target Location's own TEM (B-rules of its terrain, P4.13, B20.91, bridges) and Open Ground."""
+    cover = _location_tem(c.m, c.target, c.attack, c.thread, c.firer, c.chart, c.conditions, c.entrenched,
+                          c.snap_shot, c.unit)
+    return replace(t, sentences=(*t.sentences, *cover.sentences), rules=(*t.rules, *cover.rules),
+                   own=tuple(cover.items), open_ground=cover.open_ground)
+
+
+def road_rate_exposure(c: _Attack, t: _Tally) -> _Tally:
+    """B3.3: a unit that entered at the road rate, seen along the road, is in Open Ground (P5.11: a Narrow
+    Street hexside is no road hexside)."""
+    m, target = c.m, c.target
+    if c.moved_by != "road-rate" or not target.is_ground:
+        return t
+    if not any(hs.road is not None for hs in m.hexsides_of(target.hex)):
+        return t.said(f"{m.name_of(target.hex)} has no road hexside a road depiction crosses (a Narrow Street "
+                      "lies on its hexside, and no obstacle is entered at the road rate along or across one, "
+                      "P5.11): B3.3's road-rate exposure does not apply.", "B3.3", "P5.11")
+    if not (any(i.amount > 0 for i in t.own) or not t.open_ground):
+        return t
+    if c.firer is None or c.thread is None:
+        return t.said("B3.3 needs the firer's LOS to decide road-rate exposure; the TEM is kept.", "B3.3")
+    exposed, why = _road_rate_exposed(m, target, c.firer, c.thread, c.entered_across, c.chart, c.conditions)
+    if exposed:
+        return t.said(f"The unit entered at the road rate and {why}: it is subject to Interdiction/FFMO instead "
+                      "of the TEM of the other terrain (B3.3).", "B3.3", own=(), open_ground=True)
+    return t.said(f"The unit entered at the road rate, but {why}: it keeps the TEM (B3.3).", "B3.3")
+
+
+def entrenchment_tem(c: _Attack, t: _Tally) -> _Tally:
+    """B27.1: an entrenched target's TEM (its own value vs Indirect Fire)."""
+    if not c.entrenched:
+        return t
+    indirect = _tem_column(c.attack, c.chart) == "indirect"
+    p = c.chart.param("entrenchment_indirect_tem" if indirect else "entrenchment_tem")
+    return replace(t, entrenchment=Item(p.value, "entrenchment" + (" vs Indirect Fire" if indirect else ""), p.rule))
+
+
+def wall_and_hedge_tem(c: _Attack, t: _Tally) -> _Tally:
+    """B9.3, B9.32, B29.3: walls, hedges and roadblocks on the LOS give TEM to a target holding Wall Advantage."""
+    if c.thread is None or c.attack == "residual-fp":
+        return t
+    walls = _hexside_tem_items(c.m, c.target, c.thread, c.attack, c.chart)
+    if c.wall_advantage:
+        return replace(t, hexside=(*t.hexside, *walls))
+    if walls:
+        gone = "; ".join(i.why for i in walls)
+        return t.said(f"The target does not hold Wall Advantage: no TEM from the {gone} (B9.32).", "B9.32")
+    return t
+
+
+def narrow_street_roadblock_tem(c: _Attack, t: _Tally) -> _Tally:
+    """P5.141: a Narrow Street roadblock's TEM, by the LOS alone (it conveys no Wall Advantage)."""
+    if c.firer is None and c.attack not in ("indirect", "aerial", "residual-fp", "air-burst"):
+        return t
+    fp = location_point(c.firer) if (c.firer is not None and c.attack not in NO_FIRER) else None
+    items, sentences, rules = _narrow_street_roadblock_items(c.m, c.target, location_point(c.aim), fp, c.attack,
+                                                             c.chart)
+    return replace(t, hexside=(*t.hexside, *items), sentences=(*t.sentences, *sentences),
+                   rules=(*t.rules, *rules))
+
+
+def better_tem_applies(c: _Attack, t: _Tally) -> _Tally:
+    """The Location's TEM, entrenchment and hexside TEM are not cumulative: the better applies (judgment
+    hexside_tem_not_cumulative says whether hexside TEM joins them). Any of them ends Open Ground."""
+    cover = [i for i in t.own if i.amount > 0]
+    other = [i for i in t.own if i.amount <= 0]
+    og = t.open_ground
+    if t.entrenchment is not None:
+        cover.append(t.entrenchment)
+        og = False
+    if t.hexside:
+        og = False
+        if c.chart.judgment("hexside_tem_not_cumulative").value:
+            cover += t.hexside
         else:
-            why = ("a Hindrance lies on the LOS" if hindrance_items else
-                   "Height Advantage applies" if ha_item is not None else
-                   "slope TEM applies (P2.41; judgment slope_tem_vs_ffmo)" if slope_applied else
-                   "the target is not in Open Ground")
-            sentences.append(f"No FFMO: {why} ({p.rule}).")
-            rules.append(p.rule)
-    return _Member(firer, True, None, tuple(tem_items), tuple(hindrance_items), tuple(drm_items), ffmo, ffnam,
-                   og, rng, tuple(rules), tuple(sentences))
+            other += t.hexside
+    best: Item | None = max(cover, key=lambda i: i.amount, default=None)
+    said = [f"{i.why} (+{fmt(i.amount)}) is not cumulative with {best.why}: the better applies."
+            for i in cover if best is not None and i is not best]
+    return replace(t, sentences=(*t.sentences, *said), other_own=tuple(other), best=best, open_ground=og)
+
+
+def slope_tem(c: _Attack, t: _Tally) -> _Tally:
+    """P2.41: slope TEM vs Direct Fire from below, not cumulative with other TEM (the better applies); none
+    for a Snap Shot target, which is on the hexside (judgment snap_shot_open_ground)."""
+    m, target, best = c.m, c.target, t.best
+    if c.snap_shot is not None and c.chart.judgment("snap_shot_open_ground").value and c.firer is not None \
+            and has_slope_tem_hexsides(m, target.hex):
+        return t.said(f"No slope TEM: a Snap Shot target is on hexside {m.name_of(c.snap_shot)}, not in "
+                      f"{m.name_of(target.hex)} (P2.41; judgment snap_shot_open_ground).", "P2.41")
+    if c.firer is None or c.thread is None:
+        return t
+    ok, why = slope_tem_applies(m, target, c.firer, c.attack, c.unit, c.thread, c.chart)
+    p = c.chart.param("slope_tem")
+    if ok:
+        item = Item(p.value, f"slope TEM: {why}", p.rule)
+        if best is None:
+            return replace(t, rules=(*t.rules, p.rule), best=item, slope_applied=True)
+        if item.amount > best.amount:
+            return t.said(f"Slope TEM is not cumulative with {best.why}: the better applies (P2.41).", p.rule,
+                          best=item, slope_applied=True)
+        return t.said(f"Slope TEM ({why}) is not cumulative with {best.why}: the better applies (P2.41).", p.rule)
+    if down_slope_hexsides(m, target.hex) and target.is_ground:
+        return t.said(f"No slope TEM: {why} ({p.rule}).", p.rule)
+    return t
+
+
+def tem_ends_open_ground(c: _Attack, t: _Tally) -> _Tally:
+    """A4.6: positive TEM ends Open Ground; slope TEM only if judgment slope_tem_vs_ffmo says so (P2.41)."""
+    if t.best is not None and not t.slope_applied:
+        return replace(t, open_ground=False)
+    if t.slope_applied and c.chart.judgment("slope_tem_vs_ffmo").value:
+        return replace(t, open_ground=False)
+    return t
+
+
+def mud_and_deep_snow_tem(c: _Attack, t: _Tally) -> _Tally:
+    """E3.62, E3.72 (chart mud_tem, deep_snow_tem): Mud/Deep Snow TEM at ground level outside buildings,
+    cumulative with slope TEM (P2.41)."""
+    weather, target = c.conditions.weather, c.target
+    if weather not in ("mud", "deep-snow") or target.level != 0 or target.place not in ("", "crest") \
+            or c.m.terrain(target.hex).is_building:
+        return t
+    p = c.chart.param("mud_tem" if weather == "mud" else "deep_snow_tem")
+    if not p.value:
+        return t
+    return replace(t, weather=(*t.weather, Item(p.value, f"{weather.replace('-', ' ')} TEM", p.rule)))
+
+
+def height_advantage(c: _Attack, t: _Tally) -> _Tally:
+    """B10.31: Height Advantage TEM only with no other positive TEM; being Up-Slope gives none (P2.3, P2.41)."""
+    r, m = c.los, c.m
+    if r is None:
+        return t
+    if r.height_advantage == "to":
+        p = c.chart.param("height_advantage_tem")
+        if t.best is None and not t.weather:
+            return replace(t, height_advantage=Item(p.value, f"Height Advantage: {m.name_of(c.target)} is higher "
+                                                             "than the firer", p.rule))
+        return t.said(f"Height Advantage does not apply: the target has other positive TEM ({p.rule}).", p.rule)
+    if any(s.up_slope(c.target.hex) for s in m.hexsides_of(c.target.hex)) and r.up_slope[1]:
+        return t.said("Being Up-Slope gives no TEM and no Height Advantage (P2.3, P2.41).", "P2.41")
+    return t
+
+
+def ffmo_and_ffnam(c: _Attack, t: _Tally) -> _Tally:
+    """A4.6: a moving Infantry/Cavalry target suffers FFNAM unless it used Assault Movement, and FFMO in Open
+    Ground on a LOS with no Hindrance and no Height Advantage."""
+    if c.moved_by is None or c.unit.type not in ("infantry", "cavalry") or c.attack == "aerial":
+        return t
+    if not c.assault_move:
+        p = c.chart.param("ffnam_drm")
+        t = replace(t, ffnam=Item(p.value, "FFNAM: the target moved without Assault Movement", p.rule))
+    p = c.chart.param("ffmo_drm")
+    if t.open_ground and not t.hindrance and t.height_advantage is None:
+        return replace(t, ffmo=Item(p.value, "FFMO: the moving target is in Open Ground and the LOS has no "
+                                             "Hindrance", p.rule))
+    why = ("a Hindrance lies on the LOS" if t.hindrance else
+           "Height Advantage applies" if t.height_advantage is not None else
+           "slope TEM applies (P2.41; judgment slope_tem_vs_ffmo)" if t.slope_applied else
+           "the target is not in Open Ground")
+    return t.said(f"No FFMO: {why} ({p.rule}).", p.rule)
+
+
+#: the TEM/DRM rules of one attack, asked in this order (later rules read what earlier ones found)
+_TEM_RULES: tuple[Callable[[_Attack, _Tally], _Tally], ...] = (
+    snap_shot_traced_to_declared_vertex, hindrances_on_the_los, fire_lane_slope, location_tem, road_rate_exposure,
+    entrenchment_tem, wall_and_hedge_tem, narrow_street_roadblock_tem, better_tem_applies, slope_tem,
+    tem_ends_open_ground, mud_and_deep_snow_tem, height_advantage, ffmo_and_ffnam)
 
 
 def tem(m: Map, target: Location, firers: Sequence[Location] = (), attack: str = "small-arms", *,
@@ -974,25 +1117,29 @@ def tem(m: Map, target: Location, firers: Sequence[Location] = (), attack: str =
         if rb is not None and m.hexside(snap_shot).narrow_street is not None and declared_vertex is None:
             raise QueryError(f"declared_vertex: a unit crossing Narrow Street roadblock hexside "
                              f"{m.name_of(snap_shot)} declares the vertex it crossed on (P5.141)")
-    args = (attack, unit, moved_by, assault_move, snap_shot, declared_vertex, entrenched, entered_across,
-            wall_advantage, chart, conditions)
-    members = [_member(m, target, f, *args) for f in firers] if firers else [_member(m, target, None, *args)]
-    names = tuple(m.name_of(f) for f in firers)
-    extra: list[str] = []
-    if len(members) > 1:
-        blind = [mb for mb in members if not mb.affected]
-        if blind:
-            mb = blind[0]
-            if mb.range is not None and mb.reason is not None and mb.reason.startswith("no LOS"):
-                return _ruling(m, target, attack, names, mb, [f"Every member of a Fire Group needs a LOS to the "
-                                                              f"target (A7.5): {mb.reason}."], ("A7.5",), members)
-            return _ruling(m, target, attack, names, mb, [f"A member of the Fire Group cannot affect the target: "
-                                                          f"{mb.reason}."], (), members)
-        chosen = max(members, key=lambda x: x.total_drm)
-        extra.append(f"Fire Group of {', '.join(names)}: the LOS most favourable to the target applies, "
-                     f"{m.name_of(chosen.firer) if chosen.firer else '-'}'s (A.5).")
-        return _ruling(m, target, attack, names, chosen, extra, ("A.5",), members)
-    return _ruling(m, target, attack, names, members[0], extra, (), ())
+    asked = _Attack(m, chart, conditions, target, None, attack, unit, moved_by, assault_move, snap_shot,
+                    declared_vertex, entrenched, entered_across, wall_advantage)
+    members = [_member(replace(asked, firer=f)) for f in firers] if firers else [_member(asked)]
+    return _fire_group(m, target, attack, tuple(m.name_of(f) for f in firers), members)
+
+
+def _fire_group(m: Map, target: Location, attack: str, names: tuple[str, ...], members: list[_Member]) -> TemRuling:
+    """A lone firer's ruling, or a Fire Group's: every member needs a LOS (A7.5), and the member's ruling
+    most favourable to the target is the answer (A.5)."""
+    if len(members) == 1:
+        return _ruling(m, target, attack, names, members[0], [], (), ())
+    blind = [mb for mb in members if not mb.affected]
+    if blind:
+        mb = blind[0]
+        if mb.range is not None and mb.reason is not None and mb.reason.startswith("no LOS"):
+            return _ruling(m, target, attack, names, mb, [f"Every member of a Fire Group needs a LOS to the "
+                                                          f"target (A7.5): {mb.reason}."], ("A7.5",), members)
+        return _ruling(m, target, attack, names, mb, [f"A member of the Fire Group cannot affect the target: "
+                                                      f"{mb.reason}."], (), members)
+    chosen = max(members, key=lambda x: x.total_drm)
+    extra = [f"Fire Group of {', '.join(names)}: the LOS most favourable to the target applies, "
+             f"{m.name_of(chosen.firer) if chosen.firer else '-'}'s (A.5)."]
+    return _ruling(m, target, attack, names, chosen, extra, ("A.5",), members)
 
 
 def _ruling(m: Map, target: Location, attack: str, names: tuple[str, ...], mb: _Member, extra: list[str],
