@@ -1,0 +1,218 @@
+"""What the map says for movement: road types, slopes, Narrow Streets, culverts and Crest status as the
+rules read them, and the cached geometry of hexsides, vertices and Bypass positions."""
+
+from __future__ import annotations
+
+import functools
+
+from ..grid import Hex, Hexside, Vertex
+from ..model import HexsideTerrain, Location, Map
+
+
+def road_hexside_type(hst: HexsideTerrain) -> str | None:
+    """The road type whose rate applies to crossing this hexside: ``"paved"`` or ``"dirt"`` (B3.1).
+
+    A Narrow Street counts as a road (P5.1): paved as paved, unpaved as dirt. Entry of a hex is per the
+    type of the road hexside crossed, not the hex's own type (B3.1: 12M4 entered across M4-L3 is per dirt).
+    """
+    if hst.road is not None:
+        return hst.road
+    if hst.narrow_street is not None:
+        return "paved" if hst.narrow_street == "paved" else "dirt"
+    return None
+
+
+def road_hex_type(m: Map, h: Hex) -> str | None:
+    """A hex's road type (B3.1): ``"paved"`` when any paved road crosses one of its hexsides (a hex with
+    both kinds is a paved road hex), ``"dirt"`` when only dirt roads do, None for no road.
+
+    Narrow Streets do not make a road hex here (P5.14 and P5.142 treat those hexes on their own).
+
+    Examples
+    --------
+    >>> from asl_terrain.model import Map
+    >>> m = Map.from_data({"format": "asl-terrain/1", "columns": ["A", "C"], "rows": [1, 3],
+    ...     "hexside": [{"at": ["B2-B1"], "road": "paved"}, {"at": ["B2-A2"], "road": "dirt"}]})
+    >>> road_hex_type(m, Hex.parse("B2")), road_hex_type(m, Hex.parse("A2")), road_hex_type(m, Hex.parse("C3"))
+    ('paved', 'dirt', None)
+    """
+    kinds = {t.road for t in m.hexsides_of(h) if t.road is not None}
+    if "paved" in kinds:
+        return "paved"
+    if "dirt" in kinds:
+        return "dirt"
+    return None
+
+
+def road_negated(m: Map, h: Hex) -> bool:
+    """A road covered by rubble is treated as non-existent (B3.43): rubble terrain or a Rubble counter."""
+    return m.terrain(h).terrain == "rubble" or m.has_counter(h, "rubble")
+
+
+def road_bonus_spoilers(m: Map, h: Hex) -> list[str]:
+    """What a unit meets in road hex ``h`` that denies the B3.4 road bonus: mines, burning wrecks,
+    rubble and SMOKE. (A roadblock is met where the move crosses its hexside or its Narrow Street segment;
+    Wire, debris and Panji are outside the map format; mud and Deep Snow come from the conditions.)"""
+    out: list[str] = []
+    cs = m.counters_at(h)
+    if not cs and m.terrain(h).terrain != "rubble":
+        return out
+    if m.smoke(h):
+        out.append(f"SMOKE in {m.name_of(h)}")
+    if m.mines(h):
+        out.append(f"mines in {m.name_of(h)}")
+    if any(c.type == "wreck" and c.burning and c.at == h for c in cs):
+        out.append(f"a burning wreck in {m.name_of(h)}")
+    if road_negated(m, h):
+        out.append(f"rubble in {m.name_of(h)}")
+    return out
+
+
+def moves_up_slope(m: Map, frm: Hex, hs: Hexside) -> bool | None:
+    """Whether crossing slope hexside ``hs`` from ``frm`` moves Up-Slope (True) or Down-Slope (False), or
+    None when ``hs`` is no slope hexside (P2.5: crossing a slope hexside one is Down-Slope from is moving
+    Up-Slope; the hash marks are in the Down-Slope hex, P2.2)."""
+    t = m.hexside(hs)
+    if t.slope is None:
+        return None
+    return t.slope == frm
+
+
+def is_crest_line_slope(m: Map, hs: Hexside) -> bool:
+    """A combination Crest-Line-slope hexside (P2.53): a slope hexside that is also a Crest Line."""
+    t = m.hexside(hs)
+    return t.slope is not None and t.crest
+
+
+def bypass_hex(m: Map, hs: Hexside, preferred: Hex | None = None) -> Hex | None:
+    """The hex a unit Bypassing along Narrow Street ``hs`` is in (P5.11): the lower hex of a Crest Line
+    hexside, otherwise ``preferred`` (None when the rule leaves it open)."""
+    return m.crest_narrow_street_lower_hex(hs) or preferred
+
+
+def narrow_street_bypass_blocked(m: Map, hs: Hexside) -> str | None:
+    """Why all Bypass along Narrow Street hexside ``hs`` is NA (P5.126), or None: another vehicle/wreck in
+    Bypass along it (either hex), a Blaze (a burning wreck in Bypass along another hexside excepted), or
+    Rubble in either hex."""
+    for h in hs.hexes:
+        if h not in m:
+            continue
+        name = m.name_of(h)
+        for c in m.counters_at(h):
+            if c.at != h:
+                continue
+            if c.type in ("vehicle", "wreck") and c.bypass == hs:
+                return f"a {c.type} is already in Bypass along {m.name_of(hs)} (in {name})"
+            if c.type == "blaze":
+                return f"a Blaze in {name}"
+            if c.type == "wreck" and c.burning and (c.bypass is None or c.bypass == hs):
+                return f"a burning wreck (a Blaze) in {name}"
+            if c.type == "rubble":
+                return f"a Rubble counter in {name}"
+        if m.terrain(h).terrain == "rubble":
+            return f"rubble in {name}"
+    return None
+
+
+def narrow_street_smoke(m: Map, hs: Hexside) -> Hex | None:
+    """The hex whose SMOKE adds to the cost of Bypass along Narrow Street ``hs`` (P5.11): SMOKE in either
+    ground-level Location, but on a Crest Line hexside only the lower hex's. None for no SMOKE."""
+    low = bypass_hex(m, hs)
+    hexes = (low,) if low is not None else hs.hexes
+    for h in hexes:
+        if h is not None and h in m and m.smoke(h):
+            return h
+    return None
+
+
+def culvert_entry_problem(m: Map, frm: Location, to: Hex) -> tuple[str, str] | None:
+    """Why entering the Stream Culvert of ``to`` from ``frm`` is NA (P4.21), or None: entry only from IN
+    an ADJACENT stream (or Stream Culvert) Location, never when the stream is flooded."""
+    t = m.terrain(to)
+    name = m.name_of(to)
+    if not t.culvert:
+        return (f"{name} has no Stream Culvert", "P4.2")
+    if t.stream == "flooded":
+        return (f"the stream in {name} is flooded", "P4.21")
+    if frm.hex == to:
+        return ("a Stream Culvert is entered only from IN an ADJACENT stream or culvert Location, not from its own "
+                "hex"), "P4.21"
+    if not frm.hex.is_adjacent(to):
+        return (f"{m.name_of(frm.hex)} is not adjacent to {name}", "P4.21")
+    ft = m.terrain(frm.hex)
+    hst = m.hexside(Hexside.of(frm.hex, to))
+    if frm.place == "culvert":
+        ok = hst.culvert or hst.stream
+    else:
+        ok = (frm.place == "" and frm.level == 0 and not frm.is_bypass and ft.is_stream
+              and (hst.stream or hst.culvert))
+    if not ok:
+        return ("a Stream Culvert is entered only from IN an ADJACENT stream (or Stream Culvert) Location",
+                "P4.21")
+    return None
+
+
+def crest_status_problem(m: Map, h: Hex, hs: Hexside | None) -> tuple[str, str] | None:
+    """Why Crest status cannot be gained in hex ``h`` (along ``hs``), or None (P4.22: never in a Stream
+    Culvert hex, nor along a stream-and-Stream-Culvert hexside)."""
+    t = m.terrain(h)
+    if t.culvert:
+        return (f"Crest status cannot be gained in a Stream Culvert hex ({m.name_of(h)})", "P4.22")
+    if hs is not None:
+        hst = m.hexside(hs)
+        if hst.stream and hst.culvert:
+            return (f"Crest status cannot be gained along stream-and-Stream-Culvert hexside {m.name_of(hs)}",
+                    "P4.22")
+    if t.stream == "flooded":
+        return (f"the stream in {m.name_of(h)} is flooded: a water obstacle, not a depression", "B20.44")
+    return None
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def _ends(hs: Hexside) -> tuple[Vertex, Vertex]:
+    """The two end vertices of a hexside (cached geometry)."""
+    return hs.vertices()
+
+
+@functools.lru_cache(maxsize=1 << 15)
+def _hex_vertices(h: Hex) -> tuple[Vertex, ...]:
+    """The six vertices of a hex (cached geometry)."""
+    return h.vertices()
+
+
+def _other_end(hs: Hexside, v: Vertex) -> Vertex:
+    """The end vertex of ``hs`` that is not ``v`` (where a step in Bypass along ``hs`` from ``v`` ends)."""
+    a, b = _ends(hs)
+    return b if a == v else a
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def _hexsides_at(h: Hex, v: Vertex) -> tuple[Hexside, ...]:
+    """The two hexsides of ``h`` that meet at its vertex ``v``."""
+    for k, x in enumerate(_hex_vertices(h)):
+        if x == v:
+            return (h.hexside(k), h.hexside(k + 1))
+    return ()
+
+
+def bypass_ns(loc: Location, m: Map) -> bool:
+    """Whether a Bypass position is along a Narrow Street (its hexside, or any hexside at its vertex)."""
+    if loc.bypass is not None:
+        return m.hexside(loc.bypass).narrow_street is not None
+    if loc.vertex is not None:
+        return any(m.hexside(hs).narrow_street is not None for hs in _hexsides_at(loc.hex, loc.vertex))
+    return False
+
+
+def _beyond_grid(v: Vertex) -> bool:
+    """Whether a vertex touches a hex of negative column or row, which has no name (the edge of the grid)."""
+    return any(h.col < 0 or h.row < 0 for h in v.hexes)
+
+
+def _in_vca_obstacle(m: Map, h: Hex, obstacles: tuple[str, ...]) -> bool:
+    """Whether a vehicle (not in Bypass) in hex ``h`` is in a building, woods or rubble hex, where each
+    hexspine of VCA change costs more (D2.11; the hexes are the chart's ``vca_obstacle_terrain``)."""
+    return m.terrain(h).terrain in obstacles or m.has_counter(h, "rubble")
+
+
+# ============================================================================================ entry prohibitions
