@@ -9,9 +9,20 @@ _SRC = str(Path(__file__).resolve().parent.parent / "src")
 if _SRC not in sys.path:
     sys.path.insert(0, _SRC)
 
+# The user cache (asl_terrain.cache) of a test run is its own, shared by its xdist workers (they inherit the
+# environment) and deleted at the end: tests never read a developer's cache, nor leave one behind.
+import atexit
+import os
+import shutil
+import tempfile
+
+if "ASL_TERRAIN_CACHE" not in os.environ:
+    _CACHE = tempfile.mkdtemp(prefix="asl-terrain-test-cache-")
+    os.environ["ASL_TERRAIN_CACHE"] = _CACHE
+    atexit.register(shutil.rmtree, _CACHE, True)
+
 # CI runs the property tests on a fixed seed, so a landing never depends on the luck of the draw; on a
 # developer's machine they search afresh each run (and hypothesis keeps what it finds).
-import os
 
 from hypothesis import settings
 

@@ -6,7 +6,7 @@ entry the bundled chart has, every key of the right type, in range, a known name
 problem naming the chart file, the key and what was expected, and then frozen into small typed entries the
 engines read (:class:`Chart`). Nothing here decides a rule.
 
-Imports: errors, limits (and pydantic). Never an engine.
+Imports: errors, limits, cache (and pydantic). Never an engine.
 """
 
 from __future__ import annotations
@@ -266,7 +266,9 @@ BUNDLED_SOURCE = "terrain_chart.toml (bundled)"
 
 
 def _bundled_document() -> dict[str, Any]:
-    return tomllib.loads(_bundled_text())
+    from . import cache  # parsed once, then read back (start-up, issue 13)
+
+    return cache.toml_document(_bundled_text(), "chart")
 
 
 def validated_bundled_chart() -> Chart:

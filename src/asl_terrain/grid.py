@@ -51,6 +51,7 @@ __all__ = [
     "Vertex",
     "column_index",
     "column_label",
+    "Grid",
     "hex_corners",
     "locate",
     "nudged_line",
@@ -1040,3 +1041,19 @@ def nudged_line(a: Hex, b: Hex, sign: int) -> list[Hex]:
         q, r, s = (x + (y - x) * t for x, y in zip(a_nudged, b_nudged))
         line.append(Hex.from_cube(*_cube_round(q, r, s)))
     return line
+
+
+class Grid:
+    """The extent of a map: which hexes exist."""
+
+    __slots__ = ("col_first", "col_last", "row_first", "row_last")
+
+    def __init__(self, col_first: int, col_last: int, row_first: int, row_last: int) -> None:
+        self.col_first, self.col_last, self.row_first, self.row_last = col_first, col_last, row_first, row_last
+
+    def __contains__(self, h: Hex) -> bool:
+        return self.col_first <= h.col <= self.col_last and self.row_first <= h.row <= self.row_last
+
+    def describe(self) -> str:
+        return (f"columns {column_label(self.col_first)}..{column_label(self.col_last)}, "
+                f"rows {self.row_first}..{self.row_last}")

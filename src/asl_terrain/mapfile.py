@@ -20,7 +20,7 @@ from pydantic import BaseModel, ConfigDict, Field, Strict, TypeAdapter, Validati
 
 from . import limits
 from .errors import AslTerrainError, MapError
-from .grid import Hex, Hexside, Vertex, column_index, column_label, parse_hex_name
+from .grid import Grid, Hex, Hexside, Vertex, column_index, column_label, parse_hex_name
 
 FORMAT = "asl-terrain/1"
 
@@ -264,22 +264,6 @@ def _which(data: dict[str, Any], loc: tuple[Any, ...]) -> str:
             at = ", ".join(str(x) for x in at[:4]) + (", ..." if len(at) > 4 else "")
         return f" (at {at})" if at else ""
     return ""
-
-
-class Grid:
-    """The extent of a map: which hexes exist."""
-
-    __slots__ = ("col_first", "col_last", "row_first", "row_last")
-
-    def __init__(self, col_first: int, col_last: int, row_first: int, row_last: int) -> None:
-        self.col_first, self.col_last, self.row_first, self.row_last = col_first, col_last, row_first, row_last
-
-    def __contains__(self, h: Hex) -> bool:
-        return self.col_first <= h.col <= self.col_last and self.row_first <= h.row <= self.row_last
-
-    def describe(self) -> str:
-        return (f"columns {column_label(self.col_first)}..{column_label(self.col_last)}, "
-                f"rows {self.row_first}..{self.row_last}")
 
 
 class _Checker:

@@ -6,7 +6,7 @@ what the format leaves unwritten (map-format.md "Defaults that need no writing")
 from differing Base Levels, stream and culvert hexsides between stream (culvert) hexes, building types.
 It knows which Locations each hex has (B23, P4.2, P5.2, P5.3) and parses and prints their names.
 
-Imports: errors, grid, mapfile. Never an engine.
+Imports: errors, grid, ssr, cache, mapfile (when a file is validated). Never an engine.
 """
 
 from __future__ import annotations
@@ -16,26 +16,17 @@ import threading
 from collections.abc import Callable, Hashable
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any, Iterator, Literal, Mapping, TypeVar
-
-from pydantic import ValidationError
+from typing import TYPE_CHECKING, Any, Iterator, Literal, Mapping, TypeVar
 
 from . import ssr
 from .errors import AslTerrainError, BadName, MapError, NotAdjacent, UnknownLocation
-from .grid import Hex, Hexside, Naming, Vertex, naming, parse_hex_name
-from .mapfile import (
-    ConditionsModel,
-    Grid,
-    MapFile,
-    MinesCounter,
-    ResidualFpCounter,
-    RoadblockCounter,
-    SmokeCounter,
-    VehicleCounter,
-    WreckCounter,
-    parse_map_data,
-    read_map_document,
-)
+from .grid import Grid, Hex, Hexside, Naming, Vertex, naming, parse_hex_name
+
+if TYPE_CHECKING:
+    from .mapfile import MapFile
+
+# mapfile (pydantic) is imported where a file is validated, not at start-up: a map read back from the
+# cache (asl_terrain.cache) needs neither (issue 13, instant start)
 
 Place = Literal["", "rooftop", "crest", "culvert", "under"]
 _T = TypeVar("_T")
@@ -58,6 +49,10 @@ class Conditions:
         merged = {"month": self.month, "weather": self.weather, "frigid": self.frigid, **overrides}
         merged["ssr"] = [*self.ssr, *(overrides.get("ssr") or [])] if isinstance(overrides.get("ssr", []), list) \
             else overrides["ssr"]
+        from pydantic import ValidationError
+
+        from .mapfile import ConditionsModel
+
         try:
             m = ConditionsModel.model_validate(merged)
         except ValidationError as e:
@@ -407,15 +402,45 @@ class Map:
     # ------------------------------------------------------------------ construction
     @classmethod
     def load(cls, path: str | Path) -> Map:
-        """Load a map file (TOML, or JSON by suffix). :raises MapError: naming the file."""
+        """Load a map file (TOML, or JSON by suffix). :raises MapError: naming the file.
+
+        A map loaded before (the same bytes, in the same folder, by the same code) is read back from the
+        user's cache (:mod:`asl_terrain.cache`) instead of being decoded and validated again."""
         p = Path(path)
-        return cls.from_data(read_map_document(p), source=str(p))
+        try:
+            raw = p.read_bytes()
+        except OSError:
+            raw = None  # read_map_document says what is wrong
+        k = _cache_key(p, raw) if raw is not None else None
+        if k is not None:
+            got = _from_cache(k, str(p))
+            if got is not None:
+                return got
+        from .mapfile import read_map_document
+
+        m = cls.from_data(read_map_document(p), source=str(p))
+        if k is not None:
+            _to_cache(k, m)
+        return m
 
     @classmethod
     def from_data(cls, data: Any, source: str = "<map>") -> Map:
         """Build a map from a decoded document (the dict TOML or JSON gives)."""
+        from .mapfile import parse_map_data
+
         mf, grid = parse_map_data(data, source)
         return _build(mf, grid, source)
+
+    def __getstate__(self) -> dict[str, Any]:
+        # what an engine derived, and the lock guarding it, belong to this process (Map.derived)
+        state = dict(self.__dict__)
+        state["_derived"] = {}
+        del state["_derived_lock"]
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        self._derived_lock = threading.RLock()
 
     def with_counters(self, counters: tuple[Counter, ...]) -> Map:
         """The same map with other counters on it (terrain, conditions and depiction unchanged)."""
@@ -760,7 +785,58 @@ _HEX_KEYS = ("level", "terrain", "building", "building_type", "upper_levels", "s
              "stairwell", "stream", "culvert", "ford", "offboard", "bridge")
 
 
+def _cache_key(p: Path, raw: bytes) -> str | None:
+    from . import cache
+
+    if cache.cache_dir() is None:
+        return None
+    try:  # an imported board's depiction names its archives relative to the map file's folder
+        folder = str(p.resolve().parent)
+    except OSError:
+        return None
+    return cache.key(raw, p.suffix.lower(), folder)
+
+
+def _from_cache(k: str, source: str) -> Map | None:
+    import pickle
+
+    from . import cache
+
+    blob = cache.read("maps", k, ".pickle")
+    if blob is None:
+        return None
+    try:
+        m = pickle.loads(blob)
+    except Exception:  # a damaged entry is derived again (cache.py)
+        return None
+    if not isinstance(m, Map):
+        return None
+    m.source = source
+    return m
+
+
+def _to_cache(k: str, m: Map) -> None:
+    import pickle
+
+    from . import cache
+
+    try:
+        blob = pickle.dumps(m, protocol=pickle.HIGHEST_PROTOCOL)
+    except Exception:  # a map holding something that cannot be kept is simply not kept
+        return
+    cache.write("maps", k, blob, ".pickle")
+
+
 def _build(mf: MapFile, grid: Grid, source: str) -> Map:
+    from .mapfile import (
+        MinesCounter,
+        ResidualFpCounter,
+        RoadblockCounter,
+        SmokeCounter,
+        VehicleCounter,
+        WreckCounter,
+    )
+
     default = HexTerrain(Hex(0, 0), terrain=mf.defaults.terrain, level=mf.defaults.level)
     raw: dict[Hex, dict[str, Any]] = {}
     for hb in mf.hex:

@@ -1,0 +1,120 @@
+"""What a later command would derive again, kept in the user's cache directory.
+
+A parsed chart, a validated map, an imported board's raster: each is derived from a file and from this
+package's code, so each is stored under a key made of both (the file's bytes and :func:`code_stamp`) and is
+safe to delete at any time. ``ASL_TERRAIN_CACHE`` names another directory, or turns the cache off with
+``off`` (also ``0`` or ``none``); otherwise the platform's user cache directory is used (platformdirs).
+
+The cache only ever saves time: a missing, unreadable or damaged entry is derived again, and a failure to
+write one is ignored.
+
+Imports: nothing of the package.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import tempfile
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+#: values of ASL_TERRAIN_CACHE that turn the cache off
+_OFF = ("0", "off", "none", "")
+
+
+def cache_dir() -> Path | None:
+    """The cache directory, or None when the cache is off."""
+    env = os.environ.get("ASL_TERRAIN_CACHE")
+    if env is not None:
+        return None if env.strip().lower() in _OFF else Path(env)
+    from platformdirs import user_cache_dir
+
+    return Path(user_cache_dir("asl-terrain", appauthor=False))
+
+
+@lru_cache(maxsize=1)
+def code_stamp() -> str:
+    """A stamp of this package's code (every module's size and modification time): an entry derived by other
+    code is never read back, so an upgrade or an edit in a development checkout needs no clean-up."""
+    h = hashlib.sha256()
+    todo = [os.path.dirname(os.path.abspath(__file__))]
+    while todo:  # os.scandir: a few stat calls, not pathlib's globbing (this runs at every start)
+        with os.scandir(todo.pop()) as it:
+            for e in sorted(it, key=lambda e: e.name):
+                if e.is_dir() and e.name != "__pycache__":
+                    todo.append(e.path)
+                elif e.name.endswith(".py"):
+                    st = e.stat()
+                    h.update(f"{e.path}:{st.st_size}:{st.st_mtime_ns};".encode())
+    return h.hexdigest()[:16]
+
+
+def key(*parts: bytes | str) -> str:
+    """A cache key for what is derived from ``parts`` (file bytes, options) by this package's code."""
+    h = hashlib.sha256(code_stamp().encode())
+    for part in parts:
+        b = part.encode() if isinstance(part, str) else part
+        h.update(len(b).to_bytes(8, "little"))
+        h.update(b)
+    return h.hexdigest()[:32]
+
+
+def toml_document(text: str, kind: str = "toml") -> dict[str, Any]:
+    """``tomllib.loads(text)``, read back from the cache when this text was parsed before (a TOML of plain
+    tables, strings, numbers and booleans, kept with :mod:`marshal`). :raises tomllib.TOMLDecodeError:"""
+    import marshal
+
+    k = key(text, kind)
+    blob = read(kind, k, ".marshal")
+    if blob is not None:
+        try:
+            doc = marshal.loads(blob)
+            if isinstance(doc, dict):
+                return doc
+        except (EOFError, ValueError, TypeError):
+            pass  # damaged: parse again
+    import tomllib
+
+    doc = tomllib.loads(text)
+    try:
+        write(kind, k, marshal.dumps(doc), ".marshal")
+    except ValueError:  # a value marshal cannot keep (a TOML date): not kept
+        pass
+    return doc
+
+
+def _path(kind: str, k: str, suffix: str) -> Path | None:
+    root = cache_dir()
+    return None if root is None else root / kind / f"{k}{suffix}"
+
+
+def read(kind: str, k: str, suffix: str = ".bin") -> bytes | None:
+    """The bytes stored for ``k`` among ``kind``'s entries, or None."""
+    p = _path(kind, k, suffix)
+    if p is None:
+        return None
+    try:
+        return p.read_bytes()
+    except OSError:
+        return None
+
+
+def write(kind: str, k: str, data: bytes, suffix: str = ".bin") -> None:
+    """Store ``data`` for ``k`` (atomically: a reader sees the whole entry or none). Failures are ignored."""
+    p = _path(kind, k, suffix)
+    if p is None:
+        return
+    try:
+        p.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=p.parent, prefix=".tmp-", suffix=suffix)
+        try:
+            with os.fdopen(fd, "wb") as f:
+                f.write(data)
+            os.replace(tmp, p)
+        except BaseException:
+            Path(tmp).unlink(missing_ok=True)
+            raise
+    except OSError:
+        pass

@@ -1,0 +1,107 @@
+"""The user cache (asl_terrain.cache): a map or chart read back from it rules exactly as one decoded afresh,
+a damaged entry is derived again, and ``ASL_TERRAIN_CACHE=off`` keeps nothing."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from asl_terrain import cache, mapfile
+from asl_terrain.ask import answer_all
+from asl_terrain.chart import _bundled_text
+from asl_terrain.model import Map, demo_map_path
+
+QUERIES = [
+    {"kind": "los", "from": "A1", "to": "C5"},
+    {"kind": "los", "from": "E3", "to": "J6"},
+    {"kind": "move", "unit": "infantry", "from": "B2", "to": "B3"},
+    {"kind": "reach", "unit": "infantry", "from": "D4", "mf": 4},
+    {"kind": "tem", "target": "C3", "firer": "A1"},
+]
+
+
+@pytest.fixture
+def fresh_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    root = tmp_path / "cache"
+    monkeypatch.setenv("ASL_TERRAIN_CACHE", str(root))
+    return root
+
+
+def _demo_copy(tmp_path: Path) -> Path:
+    p = tmp_path / "demo.toml"
+    shutil.copyfile(demo_map_path(), p)
+    return p
+
+
+def _answers(m: Map) -> list[object]:
+    return answer_all(m, QUERIES)
+
+
+def test_a_map_read_back_from_the_cache_rules_as_a_fresh_one(tmp_path: Path, fresh_cache: Path,
+                                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    p = _demo_copy(tmp_path)
+    first = Map.load(p)
+    assert list((fresh_cache / "maps").iterdir()), "the first load keeps the validated map"
+
+    def no_decoding(*_: object) -> object:
+        raise AssertionError("the second load decoded the file again")
+
+    monkeypatch.setattr(mapfile, "read_map_document", no_decoding)
+    second = Map.load(p)
+    assert second is not first and second.source == str(p)
+    assert _answers(second) == _answers(first)
+    assert second.derived("k", lambda: 1) == 1  # its own lock and caches work after the round trip
+
+
+def test_an_edited_map_is_not_read_from_the_cache(tmp_path: Path, fresh_cache: Path) -> None:
+    p = _demo_copy(tmp_path)
+    Map.load(p)
+    text = p.read_text(encoding="utf-8")
+    p.write_text(text.replace('"Haldenrath"', '"edited"', 1), encoding="utf-8")
+    assert Map.load(p).name == "edited"
+    assert len(list((fresh_cache / "maps").iterdir())) == 2
+
+
+def test_a_damaged_entry_is_derived_again(tmp_path: Path, fresh_cache: Path) -> None:
+    p = _demo_copy(tmp_path)
+    good = _answers(Map.load(p))
+    for f in (fresh_cache / "maps").iterdir():
+        f.write_bytes(b"not a pickle")
+    assert _answers(Map.load(p)) == good
+    for f in (fresh_cache / "maps").iterdir():
+        f.write_bytes(f.read_bytes()[:100])  # truncated
+    assert _answers(Map.load(p)) == good
+
+
+def test_a_bad_map_file_is_refused_whatever_the_cache_holds(tmp_path: Path, fresh_cache: Path) -> None:
+    p = _demo_copy(tmp_path)
+    Map.load(p)
+    p.write_text("format = 'asl-terrain/1'\ncolumns = 'x'\n", encoding="utf-8")
+    with pytest.raises(mapfile.MapError):
+        Map.load(p)
+
+
+def test_cache_off_keeps_nothing(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("ASL_TERRAIN_CACHE", "off")
+    assert cache.cache_dir() is None
+    p = _demo_copy(tmp_path)
+    Map.load(p)
+    cache.write("maps", "k", b"x")
+    assert cache.read("maps", "k") is None
+    assert not any(tmp_path.rglob("*.pickle"))
+
+
+def test_the_chart_document_read_back_equals_tomllib(fresh_cache: Path) -> None:
+    import tomllib
+
+    text = _bundled_text()
+    assert cache.toml_document(text, "chart") == tomllib.loads(text)
+    assert list((fresh_cache / "chart").iterdir())
+    assert cache.toml_document(text, "chart") == tomllib.loads(text)  # read back
+
+
+def test_keys_depend_on_every_part() -> None:
+    assert cache.key(b"a", "b") != cache.key(b"ab")
+    assert cache.key(b"a", "b") == cache.key(b"a", "b")
