@@ -86,7 +86,7 @@ _S, _A, _T, _X, _V, _P = 0, 1, 2, 3, 4, 5
 _CREST, _FULL, _HALF, _ORCHARD = 0, 1, 2, 3
 # Hindrance kinds (the sixth field of a Hindrance record): any other, an orchard in season (same-level LOS
 # only), an orchard out of season (B14.2: also LOS to/from higher elevations, see _out_of_season_orchard)
-_H_OTHER, _H_ORCHARD, _H_ORCHARD_OUT = 0, 1, 2
+_H_OTHER, _H_ORCHARD, _H_ORCHARD_OUT, _H_BRIDGE = 0, 1, 2, 3
 _ORCHARD_OUT_READINGS = ("same-level", "adjacent-once", "each")
 
 
@@ -467,7 +467,7 @@ class ArtworkDepiction:
         for h in list(m._by_hex):
             if h in m.grid:
                 i = tab.idx(h)
-                hs = [x for x in tab.rec(i)[2] if x[3] in ("A24.2", "A6.8")]
+                hs = [x for x in tab.rec(i)[2] if x[3] in ("A24.2", "A6.8") or x[5] == _H_BRIDGE]
                 if hs:
                     self._counters[i] = hs
 
@@ -652,6 +652,7 @@ class _Tables:
         self.recs_in: list[_Meet] = [_EMPTY] * n
         self.smoke = [0] * n
         self.up_sides: dict[int, frozenset[Hexside]] = {}
+        self.bridges: dict[int, int] = {}  # B6.2: bridge hex index -> the deck's level (quarters)
         streams = [t.hex for t in list(m._hexes.values()) if t.is_stream and t.hex in m.grid]
         for h in streams:
             self._hex(h)
@@ -805,6 +806,13 @@ class _Tables:
         hinds += hh
         # counters: whole-hex Hindrances (judgment.counters_whole_hex)
         self._counter_items(h, t, g, src, counters, hinds)
+        if t.is_stream and t.bridge is not None:
+            # B6.2: a non-pontoon bridge Hinders a LOS drawn through it (see _bridge_hinders)
+            e = self.chart.entry("bridge").los
+            assert e is not None
+            self.bridges[i] = t.deck_level * _Q
+            hinds.append((int(e.get("hindrance", 1)), t.deck_level * _Q, f"{t.bridge} bridge", e.rule, src,
+                          _H_BRIDGE, True))
         if t.is_stream:
             gi = t.in_level * _Q
             keep = [x for x in hinds if x[2].startswith(("SMOKE", "vehicle", "wreck"))]
@@ -897,7 +905,7 @@ class _Tables:
         elif t.is_in_stream(loc.place):
             kind = "in"
         else:
-            kind = "ground"  # on a bridge (B6) the deck stands at the Crest level
+            kind = "ground"  # on a bridge (B6) the deck stands at the level of the road it carries (B6.2)
         if kind in ("in", "culvert"):
             slope_ok = False
         elif self.slope_where == "ground-level":
@@ -988,7 +996,9 @@ def location_elevation_q(t: HexTerrain, loc: Location, chart: Chart) -> int:
         return t.level * _Q
     if loc.level:
         return (t.level + loc.level) * _Q
-    return (t.in_level if t.is_in_stream(loc.place) else t.level) * _Q
+    if t.is_in_stream(loc.place):
+        return t.in_level * _Q
+    return (t.deck_level if t.bridge is not None and t.is_stream else t.level) * _Q
 
 
 def location_elevation(m: Map, loc: Location, chart: Chart | None = None) -> Fraction:
@@ -1483,6 +1493,7 @@ class _Outcome:
     notes: list[str] = field(default_factory=list)
     roadblocks: list[tuple[float, Hexside]] = field(default_factory=list)
     orchard_out_once: bool = False   # B14.2: the one +1 of orchards out of season seen from well above
+    bridge_road: frozenset[int] = frozenset()  # B6.2: bridge hexes this thread passes only by road hexsides
 
 
 def _walk(tab: _Tables, contacts: Iterable[tuple[Any, ...]], base: int, A: _End, B: _End, ea: int, eb: int,
@@ -1621,6 +1632,9 @@ def _walk(tab: _Tables, contacts: Iterable[tuple[Any, ...]], base: int, A: _End,
             if kind == _H_ORCHARD_OUT:
                 if not _out_of_season_orchard(tab, h, A, B, ea, eb, same, slo, shi, fire_lane, out):
                     continue
+            elif kind == _H_BRIDGE:
+                if not _bridge_hinders(top, h[4][0], ea, eb, out):
+                    continue
             elif top < shi or (kind and not same):
                 # a Hindrance affects LOS at its own level (same-level), not LOS above it; an orchard in
                 # season is an obstacle, not a Hindrance, to LOS to/from a higher elevation (B14.2)
@@ -1631,6 +1645,36 @@ def _walk(tab: _Tables, contacts: Iterable[tuple[Any, ...]], base: int, A: _End,
                 out.clear = False
                 out.block = (c[1], h[4][0], None, f"Hindrance total {out.drm}", "A6.7")
                 return
+
+
+def _bridge_hinders(deck: int, idx: int, ea: int, eb: int, out: _Outcome) -> bool:
+    """B6.2: a non-pontoon bridge Hinders a LOS drawn through its hex, unless the LOS is traced only
+    through the bridge's road depiction (entering and leaving the hex across road hexsides, not at a
+    vertex: ``out.bridge_road``) or is between Locations all beneath or all above the bridge's level
+    (``deck``). EX: 13CC5 at ground level hinders BB5-FF3; J4 fires beneath the level-1 bridge at 13K6
+    to L7 with no Hindrance."""
+    if (ea < deck and eb < deck) or (ea > deck and eb > deck):
+        return False
+    return idx not in out.bridge_road
+
+
+def _bridge_road_only(tab: _Tables, A: _End, B: _End) -> frozenset[int]:
+    """The bridge hexes (indices) the thread A-B passes through entering and leaving across road hexsides
+    of the hex, at no vertex (B6.2: a LOS traced only through the road depiction of the bridge)."""
+    tr = grid.trace(A.point, B.point)
+    crossed = dict(tr.crossed)
+    at_vertex = {t for t, _ in tr.vertices}
+    got: set[int] = set()
+    for sp in tr.spans:
+        i = tab.idx(sp.hex)
+        if i not in tab.bridges or i in (A.idx, B.idx):
+            continue
+        sides = [crossed.get(sp.t_in), crossed.get(sp.t_out)]
+        if sp.t_in in at_vertex or sp.t_out in at_vertex or None in sides:
+            continue
+        if all(tab.m.hexside(hs).road is not None for hs in sides if hs is not None):
+            got.add(i)
+    return frozenset(got)
 
 
 def _out_of_season_orchard(tab: _Tables, h: _Hind, A: _End, B: _End, ea: int, eb: int, same: bool, slo: int,
@@ -1872,7 +1916,10 @@ def _decide(tab: _Tables, A: _End, B: _End, entrenched: tuple[bool, bool], want_
     ea, eb = A.elev, B.elev
     up_a = up_b = False
     if A.idx == B.idx and (A.point == B.point or A.kind == "culvert" or B.kind == "culvert"):
-        if (A.kind == "culvert") != (B.kind == "culvert"):
+        if A.idx in tab.bridges and {A.kind, B.kind} == {"ground", "in"}:
+            out.clear = False
+            out.block = (0.0, A.idx, None, "the bridge (a unit on it and one beneath it)", "B6.2")
+        elif (A.kind == "culvert") != (B.kind == "culvert"):
             out.clear = False
             out.block = (0.0, A.idx, None, "Stream Culvert (sees only ADJACENT stream and culvert Locations)",
                          "P4.2")
@@ -1917,6 +1964,8 @@ def _decide(tab: _Tables, A: _End, B: _End, entrenched: tuple[bool, bool], want_
         contacts = comp.contacts if tab.walls or tab.rowhouse or A.kind == "in" or B.kind == "in" else comp.plain
     dep: dict[int, bool] | None = None
     reader = tab.depiction.begin(A.point, B.point)
+    if tab.bridges:
+        out.bridge_road = _bridge_road_only(tab, A, B)
     if A.kind == "in" or B.kind == "in":
         assert isinstance(contacts, tuple)  # ends IN a stream always walk a compiled shape
         dep, lasts, whole = _depression_runs(tab, contacts, base, A, B, reader)
@@ -1967,6 +2016,7 @@ def _decide(tab: _Tables, A: _End, B: _End, entrenched: tuple[bool, bool], want_
         for shift in (tab.tolerance_px, -tab.tolerance_px):
             o2 = _Outcome()
             o2.drm = own_smoke
+            o2.bridge_road = out.bridge_road
             # the grid-nudged walk below reads the last shifted thread's pixels, as it always has
             reader = tab.depiction.begin(A.point, B.point, shift)
             _walk(tab, contacts, base, A, B, ea, eb, None, o2, fire_lane, reader)
@@ -1978,6 +2028,7 @@ def _decide(tab: _Tables, A: _End, B: _End, entrenched: tuple[bool, bool], want_
         for cs in (comp.nudged if tab.walls or tab.rowhouse else comp.plain_nudged):  # type: ignore[union-attr]
             o2 = _Outcome()
             o2.drm = own_smoke
+            o2.bridge_road = out.bridge_road
             _walk(tab, cs, base, A, B, ea, eb, None, o2, fire_lane, reader)
             if tab.segments:
                 _roadblocks(tab, A, B, ea, eb, o2)

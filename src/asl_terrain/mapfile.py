@@ -83,6 +83,7 @@ class HexBlock(_Strict):
     ford: Bool | None = None
     offboard: Bool | None = None
     bridge: Literal["stone", "wooden"] | None = None
+    bridge_level: Level | None = None
 
     _at = field_validator("at", mode="before")(_one_or_more)
 
@@ -517,7 +518,7 @@ def _check_blocks(hex_blocks: list[HexBlock | None], side_blocks: list[HexsideBl
 
 
 _HEX_KEYS = ("level", "terrain", "building", "building_type", "upper_levels", "steeple", "building_id",
-             "stairwell", "stream", "culvert", "ford", "offboard", "bridge")
+             "stairwell", "stream", "culvert", "ford", "offboard", "bridge", "bridge_level")
 _SIDE_KEYS = ("road", "narrow_street", "slope", "fence", "wall", "hedge", "bocage", "rowhouse_wall", "cliff", "stream",
               "culvert", "crest")
 
@@ -567,6 +568,11 @@ def _check_merged(hex_blocks: list[HexBlock | None], side_blocks: list[HexsideBl
         if v.get("bridge") is not None and not is_stream:
             check.add(f"hex {name}", "a bridge needs a stream hex here (B6: the map format's bridges span streams "
                       "and gullies)")
+        if v.get("bridge_level") is not None and v.get("bridge") is None:
+            check.add(f"hex {name}", "bridge_level needs a bridge in the hex (set bridge = \"stone\" or \"wooden\") (B6.2)")
+        elif v.get("bridge_level") is not None and v["bridge_level"] < v.get("level", defaults.level):
+            check.add(f"hex {name}", f"bridge_level {v['bridge_level']} is below the hex's Crest level "
+                      f"{v.get('level', defaults.level)}: a bridge spans its stream at or above the Crest (B6.2)")
     if no_material:
         shown = ", ".join(no_material[:6]) + (", ..." if len(no_material) > 6 else "")
         warnings.append(f"{len(no_material)} building hex(es) with no 'building' material ({shown}): stone is taken "

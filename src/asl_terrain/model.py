@@ -93,6 +93,7 @@ class HexTerrain:
     ford: bool = False
     offboard: bool = False
     bridge: str | None = None  # B6: "stone" | "wooden", a bridge over this stream hex
+    bridge_level: int | None = None  # B6.2: the deck's level (the road it carries); None: the Crest level
 
     @property
     def base_level(self) -> int:
@@ -114,6 +115,12 @@ class HexTerrain:
         if not self.is_stream:
             return False
         return place == "under" if self.bridge is not None else place == ""
+
+    @property
+    def deck_level(self) -> int:
+        """The level of the bridge Location in a bridge hex: the level of the road the bridge connects to
+        (B6.2), given by ``bridge_level``, else the Crest level."""
+        return self.bridge_level if self.bridge_level is not None else self.level
 
     @property
     def in_level(self) -> int:
@@ -782,7 +789,7 @@ def _describe(t: HexTerrain) -> str:
 
 
 _HEX_KEYS = ("level", "terrain", "building", "building_type", "upper_levels", "steeple", "building_id",
-             "stairwell", "stream", "culvert", "ford", "offboard", "bridge")
+             "stairwell", "stream", "culvert", "ford", "offboard", "bridge", "bridge_level")
 
 
 def _cache_key(p: Path, raw: bytes) -> str | None:
