@@ -184,13 +184,14 @@ def annotation_file(board_name: str) -> Path | None:
 
 def load_annotation(path: str | Path) -> dict[str, Any]:
     """An annotation file: ``[[color]]`` meanings, ``[[hex]]``/``[[hexside]]`` blocks (map-format keys,
-    each with its ``source``), ``[grid]`` and ``[building_types]``."""
+    each with its ``source``), ``[grid]``, ``[building_types]``, and ``[[not_carried]]``: what the artwork
+    shows but the map format cannot say (``at``, ``what``, ``source``), listed in the import's notes."""
     p = Path(path)
     try:
         data = tomllib.loads(p.read_text(encoding="utf-8"))
     except (OSError, tomllib.TOMLDecodeError) as exc:
         raise MapError(f"{p}: cannot read the map annotation file: {exc}", source=str(p)) from None
-    for kind in ("hex", "hexside", "color"):
+    for kind in ("hex", "hexside", "color", "not_carried"):
         for i, block in enumerate(data.get(kind, [])):
             if not isinstance(block, dict) or not block.get("source"):
                 raise MapError(f"{p}: [[{kind}]] number {i + 1} has no source (say where the entry was read)",
@@ -646,6 +647,10 @@ class ColourBoard(BoardArchive):
                 notes.append(f"{', '.join(keys['at'])}: "
                              f"{', '.join(f'{k} = {json.dumps(v)}' for k, v in keys.items() if k != 'at')} "
                              f"({block['source']})")
+        for block in self.annotation.get("not_carried", []):  # read from the artwork, but not expressible
+            at = block.get("at", [])
+            names = [moved(a) for a in (at if isinstance(at, list) else [at])]
+            notes.append(f"not carried: {', '.join(names)}: {block.get('what', '')} ({block.get('source', '')})")
         return hexes, sides, notes
 
 
