@@ -607,6 +607,77 @@ class ColourBoard(BoardArchive):
                     out[(geo.name((col, row)), geo.name(nb))] = geo.name(down)
         return out
 
+    def _picture(self) -> tuple[np.ndarray, np.ndarray]:
+        """The picture in the standard frame: palette indices (x-major) and the palette (n x 3)."""
+        from PIL import Image
+
+        im: Image.Image = Image.open(io.BytesIO(self.image_bytes()))
+        if im.mode != "P":
+            im = im.convert("RGB").quantize(256)
+        palette = np.array(im.getpalette() or [], dtype=np.int32).reshape(-1, 3)
+        return np.asarray(im, dtype=np.uint8).T, palette
+
+    def centre_marks(self, table: TerrainTable | None = None) -> dict[str, str]:
+        """The building hexes whose centre mark is not the plain dot, by the shape of the white at the
+        centre: ``"cross"`` (a black centre dot in a white cross: a Steeple, P5.2), ``"large-dot"`` (a large
+        white centre dot: a single-hex two-story house, P5.3) or ``"square"`` (a small white square: no
+        seed rule names it). A plain dot is a white plus of 5 px in a dark ring."""
+        table = table if table is not None else load_terrain_table()
+        idx, palette = self._picture()
+        white = (palette.min(axis=1) > 235)[np.minimum(idx, len(palette) - 1)]
+        building = np.array([bool(table.types.get(c) and table.types[c].is_building) for c in range(256)])
+        geo, out = self.geometry, {}
+        w, h = white.shape
+        r = 12
+        for col, row in geo.hexes:
+            cx, cy = geo.centre(col, row)
+            if cx < r or cy < r or cx + r >= w or cy + r >= h:
+                continue
+            win = white[cx - r : cx + r + 1, cy - r : cy + r + 1]
+            comp = np.zeros_like(win)
+            comp[r - 2 : r + 3, r - 2 : r + 3] = win[r - 2 : r + 3, r - 2 : r + 3]
+            if not comp.any():
+                continue
+            for _ in range(2 * r):  # the white connected to the centre (4-neighbour growth inside the mask)
+                grown = comp.copy()
+                grown[1:, :] |= comp[:-1, :]
+                grown[:-1, :] |= comp[1:, :]
+                grown[:, 1:] |= comp[:, :-1]
+                grown[:, :-1] |= comp[:, 1:]
+                grown &= win
+                if (grown == comp).all():
+                    break
+                comp = grown
+            n = int(comp.sum())
+            if n <= 12:
+                continue
+            xs, ys = np.nonzero(comp)
+            ex, ey = int(xs.max() - xs.min() + 1), int(ys.max() - ys.min() + 1)
+            codes = self.terrain[cx - 8 : cx + 9, cy - 8 : cy + 9]
+            if not building[codes].mean() > 0.15 or max(ex, ey) > 16:
+                continue  # a stream's white banks, a label: not a centre mark of a building
+            fill = n / (ex * ey)
+            if n >= 35 and max(ex, ey) <= 10 and fill >= 0.7:
+                out[geo.name((col, row))] = "large-dot"
+            elif n >= 30 and min(ex, ey) >= 7 and fill < 0.7:
+                out[geo.name((col, row))] = "cross"
+            elif n >= 20 and fill >= 0.9:
+                out[geo.name((col, row))] = "square"
+        return out
+
+    def colour_pixels(self, rgbs: list[tuple[int, int, int]] | tuple[tuple[int, int, int], ...]) -> dict[str, int]:
+        """How many pixels of the given colours each hex holds (hexes with none left out): a survey of
+        features drawn in a colour of their own (the brown banks of a ford, P4.3)."""
+        idx, palette = self._picture()
+        want = np.zeros(max(len(palette), 256), dtype=bool)
+        for i, c in enumerate(palette.tolist()):
+            if (c[0], c[1], c[2]) in set(rgbs):
+                want[i] = True
+        xs, ys = np.nonzero(want[idx])
+        hi = self.geometry._hex_indices(xs, ys)
+        counts = np.bincount(hi[hi >= 0], minlength=len(self.geometry.hexes))
+        return {self.geometry.name(self.geometry.hexes[i]): int(counts[i]) for i in np.nonzero(counts)[0].tolist()}
+
     def map_blocks(self, dc: int = 0, dr: int = 0, table: TerrainTable | None = None
                    ) -> tuple[list[dict[str, Any]], list[dict[str, Any]], list[str]]:
         """The map blocks the colours alone do not give, for the board placed at (dc, dr): the Narrow

@@ -284,3 +284,92 @@ def test_a_hexside_without_marks_is_no_slope() -> None:
     found = vasl.read_board("bdST").slope_hexsides()  # type: ignore[attr-defined]
     for a, b in (("N17", "O17"), ("F7", "G8"), ("G7", "G8")):
         assert (a, b) not in found and (b, a) not in found
+
+
+# ------------------------------------------------------------------------------------ the annotations against the artwork
+
+
+def _board_and_map(board: str) -> tuple[Any, Map]:
+    return vasl.read_board(board), kgp(board)
+
+
+@needs_st
+@pytest.mark.parametrize("board", ["bdST", "bdCH", "bdLG"])
+def test_centre_marks_of_the_artwork_are_the_annotated_steeples_and_two_story_houses(board: str) -> None:
+    """Every building hex with a white cross (P5.2) is a Steeple hex on the imported map, every one with a
+    large white centre dot (P5.3) a single-hex two-story house, and no other hex is either: the annotation
+    file misses none the artwork shows and adds none it does not."""
+    if DATA is None or not (DATA / "boards" / board).exists():
+        pytest.skip(f"needs VASL's {board} archive")
+    b, m = _board_and_map(board)
+    marks = b.centre_marks()
+    steeples = {h.name for h in m.hexes() if m.terrain(h).steeple}
+    houses = {h.name for h in m.hexes() if m.terrain(h).building_type == "single-hex-two-story-house"}
+    assert steeples == {h for h, k in marks.items() if k == "cross"}
+    assert houses == {h for h, k in marks.items() if k == "large-dot"}
+
+
+FORD_BANKS = {  # the colour the map's printed fords are drawn in, and how many of its pixels mark one
+    "bdST": ((164, 115, 63), 300),  # the same brown as the trails: only stream hexes are counted
+    "bdCH": ((113, 55, 15), 300),  # FordBrown1 in bdCH's colors table
+    "bdLG": ((113, 55, 15), 450),  # also the stream banks' brown: a ford's fans hold 500-1140 px, banks < 320
+}
+
+
+@needs_st
+@pytest.mark.parametrize("board", sorted(FORD_BANKS))
+def test_printed_fords_are_the_stream_hexes_with_ford_banks(board: str) -> None:
+    """P4.3: the fords on the imported map are exactly the hexes of water whose artwork holds the ford banks
+    (the survey that found them; each was looked at)."""
+    if DATA is None or not (DATA / "boards" / board).exists():
+        pytest.skip(f"needs VASL's {board} archive")
+    b, m = _board_and_map(board)
+    rgb, least = FORD_BANKS[board]
+    counts = b.colour_pixels([rgb])
+    water = b.colour_pixels([c for c, meaning in b.reading.meanings.items() if meaning.role == "water"])
+    banked = {h for h, n in counts.items() if n >= least and water.get(h, 0) >= 100}  # not dry beds, gullies
+    fords = {h.name for h in m.hexes() if m.terrain(h).ford}
+    assert fords == banked and len(fords) >= 2
+
+
+@needs_lg
+def test_p5_2_lgk22_steeple(lg: Map) -> None:
+    """The church at LgK22 (a white cross): a 1st-level Steeple above its ground-level building Location,
+    reached by the inherent stairwell; a Steeple holds one HS equivalent and no Gun (P5.21)."""
+    t = lg.terrain(lg.parse_hex("K22"))
+    assert t.is_building and t.steeple and t.steeple_level == 1
+    assert move_cost(lg, "infantry", "K22", "K22/1").allowed
+    steeple = stacking_limit(lg, lg.parse_location("K22/1"), ["squad"]).to_json()
+    assert steeple["overstacked"] and not steeple["guns_allowed"]
+
+
+@needs_lg
+@pytest.mark.parametrize("h", ["D28", "O23", "I22"])
+def test_p5_3_other_single_hex_two_story_houses_of_la_gleize(lg: Map, h: str) -> None:
+    t = lg.terrain(lg.parse_hex(h))
+    assert t.building_type == "single-hex-two-story-house" and t.building_levels == 1 and not t.has_rooftop
+    assert [loc.text(lg.prefix) for loc in lg.locations(lg.parse_hex(h))] == [f"Lg{h}", f"Lg{h}/1"]
+
+
+@needs_lg
+@pytest.mark.parametrize(("culvert", "joined", "not_seen"), [
+    ("S5", ("R4", "T4"), "S6"),
+    ("R35", ("Q35", "S36"), "R36"),
+    ("FF31", ("EE32", "GG31"), "FF32"),
+])
+def test_p4_2_la_gleize_culverts(lg: Map, culvert: str, joined: tuple[str, str], not_seen: str) -> None:
+    """The other culverts drawn on La Gleize: each sees only the ADJACENT stream Locations at its mouths."""
+    loc = lg.parse_location(f"{culvert}/culvert")
+    for j in joined:
+        assert lg.hexside(lg.parse_hexside(f"{culvert}-{j}")).culvert
+        assert los(lg, loc, lg.parse_location(j)).clear
+    assert not los(lg, loc, lg.parse_location(not_seen)).clear
+
+
+@needs_ch
+def test_p4_2_culvert_chgg11_and_what_is_not_carried(ch: Map) -> None:
+    """ChGG11's culvert opens into HH10; its part under FF11's building is listed as not carried."""
+    assert ch.terrain(ch.parse_hex("GG11")).culvert
+    assert los(ch, ch.parse_location("GG11/culvert"), ch.parse_location("HH10")).clear
+    notes = vasl.import_boards(["bdCH"]).annotations
+    assert any("not carried: FF11" in n for n in notes)
