@@ -8,8 +8,12 @@ says so, exits with status 3 (in every subcommand alike) and shows its traceback
 
 from __future__ import annotations
 
+import functools
 import importlib
+import inspect
 import sys
+from collections.abc import Callable
+from dataclasses import dataclass
 from fractions import Fraction
 from pathlib import Path
 from typing import Any, Optional
@@ -132,14 +136,54 @@ def load_map(path: Optional[str]) -> Map:
     return Map.load(path if path else demo_map_path())
 
 
-# "what if" counters and SSR switches on los, viewshed, reach, tem and move (issue 12)
-SMOKE_OPT: Any = typer.Option(None, "--smoke", metavar="HEX", help="Add a SMOKE counter in HEX (A24; repeatable).")
-WRECK_OPT: Any = typer.Option(None, "--wreck", metavar="HEX", help="Add a wreck in HEX (A6.8; repeatable).")
-VEHICLE_OPT: Any = typer.Option(None, "--vehicle", metavar="HEX", help="Add a vehicle in HEX (A6.8; repeatable).")
-RUBBLE_OPT: Any = typer.Option(None, "--rubble", metavar="HEX", help="Add a Rubble counter in HEX (B24; "
-                               "repeatable).")
-SSR_OPT: Any = typer.Option(None, "--ssr", metavar="SWITCH", help="Put an SSR terrain switch in force, e.g. "
-                            "woods-as-brush, no-roads, orchards-out-of-season (repeatable; see docs).")
+# "what if" counters and SSR switches on los, viewshed, reach, tem and move (issue 12): one set of options,
+# given to a command by @what_if_options and passed to it as one WhatIf value
+_WHAT_IF_OPTIONS: tuple[tuple[str, Any], ...] = (
+    ("smoke", typer.Option(None, "--smoke", metavar="HEX", help="Add a SMOKE counter in HEX (A24; repeatable).")),
+    ("wreck", typer.Option(None, "--wreck", metavar="HEX", help="Add a wreck in HEX (A6.8; repeatable).")),
+    ("vehicle", typer.Option(None, "--vehicle", metavar="HEX", help="Add a vehicle in HEX (A6.8; repeatable).")),
+    ("rubble", typer.Option(None, "--rubble", metavar="HEX", help="Add a Rubble counter in HEX (B24; repeatable).")),
+    ("ssr", typer.Option(None, "--ssr", metavar="SWITCH", help="Put an SSR terrain switch in force, e.g. "
+                         "woods-as-brush, no-roads, orchards-out-of-season (repeatable; see docs).")),
+)
+# the options of the picture a command draws with -o
+SIZE_OPT: Any = typer.Option(36.0, min=4.0, max=200.0, help="Hex size in pixels for -o.")
+FORCE_OPT: Any = typer.Option(False, "--force", help="Replace the -o file if it exists.")
+
+
+@dataclass(frozen=True)
+class WhatIf:
+    """The counters a command line adds (``--smoke/--wreck/--vehicle/--rubble HEX``) and the SSR switches it
+    puts in force (``--ssr``)."""
+
+    smoke: tuple[str, ...] = ()
+    wreck: tuple[str, ...] = ()
+    vehicle: tuple[str, ...] = ()
+    rubble: tuple[str, ...] = ()
+    ssr: tuple[str, ...] = ()
+
+    def on(self, m: Map) -> Map:
+        """``m`` as this what-if makes it."""
+        return what_if(m, list(self.smoke), list(self.wreck), list(self.vehicle), list(self.rubble), list(self.ssr))
+
+
+def what_if_options(command: Callable[..., None]) -> Callable[..., None]:
+    """Give ``command`` (which takes ``what_if: WhatIf``) the what-if options, as typer reads options: from
+    the signature, here the command's own parameters followed by the five options."""
+    sig = inspect.signature(command, eval_str=True)
+    own = [p for p in sig.parameters.values() if p.name != "what_if"]
+    extra = [inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=opt, annotation=Optional[list[str]])
+             for name, opt in _WHAT_IF_OPTIONS]
+
+    @functools.wraps(command)
+    def with_what_if(**kwargs: Any) -> None:
+        given = {name: tuple(kwargs.pop(name, None) or ()) for name, _ in _WHAT_IF_OPTIONS}
+        command(what_if=WhatIf(**given), **kwargs)
+
+    params = own + extra
+    with_what_if.__signature__ = sig.replace(parameters=params)  # type: ignore[attr-defined]
+    with_what_if.__annotations__ = {p.name: p.annotation for p in params} | {"return": None}
+    return with_what_if
 
 
 def what_if(m: Map, smoke: Optional[list[str]] = None, wreck: Optional[list[str]] = None,

@@ -15,8 +15,7 @@ import typer
 
 from ..errors import UserError
 from ..model import Map
-from . import (RUBBLE_OPT, SMOKE_OPT, SSR_OPT, VEHICLE_OPT, WRECK_OPT, app, get_chart, is_map_arg, load_map,
-               print_answer, split_map, what_if)
+from . import WhatIf, app, get_chart, is_map_arg, load_map, print_answer, split_map, what_if_options
 
 _TEM_KEYS = ["target", "firers", "attack", "affected", "reason", "range", "tem", "hindrance_drm", "drm", "ffmo",
              "ffnam", "total_drm", "open_ground", "fire_group_los"]
@@ -72,6 +71,7 @@ def _unit(text: str | None) -> Any:
 
 
 @app.command()
+@what_if_options
 def tem(
     args: list[str] | None = typer.Argument(None, metavar="[MAP]", help="Map file (default: the demo map)."),
     target: str = typer.Option(..., "--target", "-t", help="The target's Location, e.g. K14 or O17@O17-O18-N17."),
@@ -92,11 +92,7 @@ def tem(
                                                  help="The hexside the target entered its hex across (B3.3)."),
     wall_advantage: bool = typer.Option(True, "--wall-advantage/--no-wall-advantage",
                                         help="Whether the target holds Wall Advantage (B9.32)."),
-    smoke: list[str] | None = SMOKE_OPT,
-    wreck: list[str] | None = WRECK_OPT,
-    vehicle: list[str] | None = VEHICLE_OPT,
-    rubble: list[str] | None = RUBBLE_OPT,
-    ssr: list[str] | None = SSR_OPT,
+    what_if: WhatIf = WhatIf(),
 ) -> None:
     """The terrain effects on one attack: each TEM and DRM with its rule, and the total (B3.3, P2.41, P2.42,
     P4.13, P4.24, P5.141, A4.6).
@@ -105,7 +101,7 @@ def tem(
     asl-terrain tem --target K11 --firer M11                  (stone house +3, SMOKE in L11 +3)
     asl-terrain tem -t K14 -f I14 -f H13 --moved-by non-road  (a Fire Group vs a moving target: FFMO, FFNAM)
     """
-    m = what_if(_map_only(args), smoke, wreck, vehicle, rubble, ssr)
+    m = what_if.on(_map_only(args))
     firers = list(firer or [])
     q: dict[str, Any] = {"kind": "tem", "target": target, "attack": attack, "moved_by": moved_by,
                          "assault_move": assault_move, "snap_shot": snap_shot, "declared_vertex": declared_vertex,

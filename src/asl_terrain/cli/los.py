@@ -14,8 +14,8 @@ import typer
 
 from ..errors import UserError
 from ..model import Map
-from . import (RUBBLE_OPT, SMOKE_OPT, SSR_OPT, VEHICLE_OPT, WRECK_OPT, app, board_image, check_output, console,
-               get_chart, print_answer, save_picture, split_map, what_if)
+from . import (FORCE_OPT, SIZE_OPT, WhatIf, app, board_image, check_output, console, get_chart, print_answer,
+               save_picture, split_map, what_if_options)
 
 _LOS_KEYS = ["from", "to", "clear", "blocked_by", "hindrance_drm", "range", "height_advantage", "up_slope",
              "blind", "borderline", "elevations", "roadblocks_crossed"]
@@ -33,19 +33,16 @@ def _answer(m: Map, query: dict[str, Any]) -> dict[str, Any]:
 
 
 @app.command("los")
+@what_if_options
 def los_command(
     args: list[str] = typer.Argument(..., metavar="[MAP] A B", help="Map file (default: the demo map), then the "
                                      "two Locations, e.g. I14 K11/1 or O17@O17-O18-N17."),
     output: Optional[Path] = typer.Option(None, "-o", "--output", help="Draw the thread: .svg or .png."),
     entrenched_from: bool = typer.Option(False, "--entrenched-from", help="A is entrenched (B9.21)."),
     entrenched_to: bool = typer.Option(False, "--entrenched-to", help="B is entrenched (B9.21)."),
-    size: float = typer.Option(36.0, min=4.0, max=200.0, help="Hex size in pixels for -o."),
-    force: bool = typer.Option(False, "--force", help="Replace the -o file if it exists."),
-    smoke: Optional[list[str]] = SMOKE_OPT,
-    wreck: Optional[list[str]] = WRECK_OPT,
-    vehicle: Optional[list[str]] = VEHICLE_OPT,
-    rubble: Optional[list[str]] = RUBBLE_OPT,
-    ssr: Optional[list[str]] = SSR_OPT,
+    size: float = SIZE_OPT,
+    force: bool = FORCE_OPT,
+    what_if: WhatIf = WhatIf(),
 ) -> None:
     """Line of sight from A to B: clear or blocked (where, by what, which rule), every Hindrance and its DRM,
     range, Height Advantage, Up-Slope ends, Blind Hex, borderline (A6, B10, P2.3, P4.2, P5.141).
@@ -57,7 +54,7 @@ def los_command(
     """
     check_output(output, force, args)
     m, (a, b) = split_map(args, 2, "A B")
-    m = what_if(m, smoke, wreck, vehicle, rubble, ssr)
+    m = what_if.on(m)
     q: dict[str, Any] = {"kind": "los", "from": a, "to": b}
     if entrenched_from or entrenched_to:
         q["entrenched"] = {"from": entrenched_from, "to": entrenched_to}
@@ -90,19 +87,16 @@ def _draw_los(m: Map, a: str, b: str, entrenched: tuple[bool, bool], output: Pat
 
 
 @app.command("viewshed")
+@what_if_options
 def viewshed_command(
     args: list[str] = typer.Argument(..., metavar="[MAP] A", help="Map file (default: the demo map), then the "
                                      "viewing Location, e.g. K10/2."),
     level: Optional[int] = typer.Option(None, "--level", min=0, help="Look at each hex's building level N "
                                         "where it has one, instead of ground level."),
     output: Optional[Path] = typer.Option(None, "-o", "--output", help="Draw the viewshed: .svg or .png."),
-    size: float = typer.Option(36.0, min=4.0, max=200.0, help="Hex size in pixels for -o."),
-    force: bool = typer.Option(False, "--force", help="Replace the -o file if it exists."),
-    smoke: Optional[list[str]] = SMOKE_OPT,
-    wreck: Optional[list[str]] = WRECK_OPT,
-    vehicle: Optional[list[str]] = VEHICLE_OPT,
-    rubble: Optional[list[str]] = RUBBLE_OPT,
-    ssr: Optional[list[str]] = SSR_OPT,
+    size: float = SIZE_OPT,
+    force: bool = FORCE_OPT,
+    what_if: WhatIf = WhatIf(),
 ) -> None:
     """Every hex's Location that A sees, with the Hindrance DRM of each LOS (A6.1-A6.7).
 
@@ -112,7 +106,7 @@ def viewshed_command(
     """
     check_output(output, force, args)
     m, (a,) = split_map(args, 1, "A")
-    m = what_if(m, smoke, wreck, vehicle, rubble, ssr)
+    m = what_if.on(m)
     q: dict[str, Any] = {"kind": "viewshed", "from": a}
     if level is not None:
         q["level"] = level

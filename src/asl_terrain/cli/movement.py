@@ -20,11 +20,9 @@ from rich.table import Table
 from ..errors import UserError
 from ..model import Location, Map
 from . import (
-    RUBBLE_OPT,
-    SMOKE_OPT,
-    SSR_OPT,
-    VEHICLE_OPT,
-    WRECK_OPT,
+    FORCE_OPT,
+    SIZE_OPT,
+    WhatIf,
     app,
     board_image,
     check_output,
@@ -36,7 +34,7 @@ from . import (
     print_answer,
     save_picture,
     split_map,
-    what_if,
+    what_if_options,
 )
 
 _UNIT_HELP = ("The unit: infantry, cavalry, wagon, vehicle (a 16-MP fully-tracked AFV), motorcycle, or a JSON "
@@ -74,6 +72,7 @@ def _allowance(allowance: Optional[float], mf: Optional[float], mp: Optional[flo
 
 
 @app.command("move")
+@what_if_options
 def move_command(
     args: list[str] = typer.Argument(..., metavar="[MAP] FROM [TO]", help="Map file (default: the demo map), the "
                                      "unit's Location and the Location it enters (left out with --bypass)."),
@@ -94,11 +93,7 @@ def move_command(
     mp: Optional[float] = typer.Option(None, "--mp", help="Same as --allowance (MP)."),
     vca: Optional[int] = typer.Option(None, "--vca", min=0, max=5, help="A vehicle's VCA (0 = N ... 5 = NW): "
                                       "the VCA change to face the hex entered is charged (D2.11)."),
-    smoke: Optional[list[str]] = SMOKE_OPT,
-    wreck: Optional[list[str]] = WRECK_OPT,
-    vehicle: Optional[list[str]] = VEHICLE_OPT,
-    rubble: Optional[list[str]] = RUBBLE_OPT,
-    ssr: Optional[list[str]] = SSR_OPT,
+    what_if: WhatIf = WhatIf(),
 ) -> None:
     """What one move costs: allowed or not (and the rule that forbids it), the cost and its items, each citing
     its rule (B3, P2.5, P4.1-P4.3, P5.11-P5.141, and the Chapter B chart).
@@ -112,7 +107,7 @@ def move_command(
     allowance = _allowance(allowance, mf, mp)
     n = 1 if bypass else 2
     m, rest = split_map(args, n, "FROM" if bypass else "FROM TO")
-    m = what_if(m, smoke, wreck, vehicle, rubble, ssr)
+    m = what_if.on(m)
     q: dict[str, Any] = {"kind": "move", "unit": _unit(unit), "from": rest[0]}
     if not bypass:
         q["to"] = rest[1]
@@ -233,6 +228,7 @@ def _draw_reach(m: Map, q: dict[str, Any], output: Path, size: float, with_paths
 
 
 @app.command("reach")
+@what_if_options
 def reach_command(
     args: list[str] = typer.Argument(..., metavar="[MAP] FROM", help="Map file (default: the demo map) and the "
                                      "unit's Location."),
@@ -242,14 +238,10 @@ def reach_command(
     mp: Optional[float] = typer.Option(None, "--mp", help="Same as --allowance (MP)."),
     output: Optional[Path] = typer.Option(None, "-o", "--output", help="Draw the reach map: .svg or .png."),
     paths: bool = typer.Option(False, "--paths", help="With -o: draw the cheapest paths."),
-    size: float = typer.Option(36.0, min=4.0, max=200.0, help="Hex size in pixels for -o."),
+    size: float = SIZE_OPT,
     limit: int = typer.Option(40, help="Rows of the cost table to print (0: all)."),
-    force: bool = typer.Option(False, "--force", help="Replace the -o file if it exists."),
-    smoke: Optional[list[str]] = SMOKE_OPT,
-    wreck: Optional[list[str]] = WRECK_OPT,
-    vehicle: Optional[list[str]] = VEHICLE_OPT,
-    rubble: Optional[list[str]] = RUBBLE_OPT,
-    ssr: Optional[list[str]] = SSR_OPT,
+    force: bool = FORCE_OPT,
+    what_if: WhatIf = WhatIf(),
 ) -> None:
     """Everywhere a unit can reach with its allowance: each Location's least cost and one cheapest path,
     honouring the road bonus (B3.4) and Bypass (A4.3, D2.3, P5.11) exactly.
@@ -260,7 +252,7 @@ def reach_command(
     """
     check_output(output, force, args)
     m, (frm,) = split_map(args, 1, "FROM")
-    m = what_if(m, smoke, wreck, vehicle, rubble, ssr)
+    m = what_if.on(m)
     q: dict[str, Any] = {"kind": "reach", "unit": _unit(unit), "from": frm}
     a = _allowance(allowance, mf, mp)
     if a is not None:
