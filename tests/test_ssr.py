@@ -139,3 +139,111 @@ def test_switches_change_what_the_vasl_artwork_counts_as() -> None:
         if checked >= 5:
             break
     assert checked >= 5
+
+
+def _look(m: Map) -> tuple[Any, ...]:
+    """What movement, LOS and TEM say about C3 (entered from B3, crossed from C1 to C5, fired on from C1)."""
+    r = los.los(m, m.parse_location("C1"), m.parse_location("C5"))
+    move = movement.move_cost(m, INF, m.parse_location("B3"), m.parse_location("C3"))
+    return (move.allowed, move.cost, r.clear, r.hindrance_drm, _tem(m))
+
+
+@pytest.mark.parametrize("name", [n for n, s in ssr.SWITCHES.items() if s.hex and "terrain" in s.hex])
+def test_a_terrain_switch_rules_as_the_terrain_it_gives(name: str) -> None:
+    """Each "A is B" switch: a hex of A under the switch is ruled, in movement, LOS and TEM, exactly as a hex
+    of B (the rule the switch cites is B's)."""
+    switch = ssr.SWITCHES[name]
+    for old, new in switch.hex["terrain"].items():  # type: ignore[index]
+        m = _map({"terrain": old}).with_ssr([name])
+        assert m.terrain(m.parse_hex("C3")).terrain == new
+        assert _look(m) == _look(_map({"terrain": new})), (name, old, new)
+        if _look(_map({"terrain": old})) != _look(_map({"terrain": new})):
+            assert _look(m) != _look(_map({"terrain": old}))
+
+
+def _sided(**side: Any) -> Map:
+    """Columns A-E of open ground; only what lies on C3's B3-C3 and C2-C3 hexsides differs."""
+    return Map.from_data({"format": "asl-terrain/1", "name": "sides", "columns": ["A", "E"], "rows": [0, 6],
+                          "hexside": [{"at": ["B3-C3", "C2-C3"], **side}] if side else []})
+
+
+def _across(m: Map) -> tuple[Any, ...]:
+    """What movement, LOS and TEM say across C3's B3-C3 and C2-C3 hexsides."""
+    move = movement.move_cost(m, INF, m.parse_location("B3"), m.parse_location("C3"))
+    r = los.los(m, m.parse_location("A3"), m.parse_location("C3"))
+    tem = effects.tem(m, m.parse_location("C3"), [m.parse_location("A3")]).to_json()["tem"]
+    return (move.allowed, move.cost, r.clear, r.hindrance_drm, tem)
+
+
+@pytest.mark.parametrize("name, before, after", [
+    ("no-walls", {"wall": True}, {}), ("no-hedges", {"hedge": True}, {}),
+    ("walls-as-hedges", {"wall": True}, {"hedge": True}), ("hedges-as-walls", {"hedge": True}, {"wall": True}),
+    ("walls-as-bocage", {"wall": True}, {"bocage": True}), ("hedges-as-bocage", {"hedge": True}, {"bocage": True}),
+])
+def test_a_hexside_switch_rules_as_the_hexside_it_gives(name: str, before: dict[str, Any],
+                                                        after: dict[str, Any]) -> None:
+    m = _sided(**before).with_ssr([name])
+    assert _across(m) == _across(_sided(**after)), name
+    assert _across(_sided(**before)) != _across(_sided(**after))  # the switch changes something
+
+
+def test_no_stairwells_no_slopes_no_cliffs_and_no_dirt_roads() -> None:
+    building = {"terrain": "building", "building": "stone", "building_type": "multi-level", "upper_levels": 1,
+                "stairwell": True}
+    m = _map(building)
+    up = movement.move_cost(m, INF, m.parse_location("C3"), m.parse_location("C3/1"))
+    s = m.with_ssr(["no-stairwells"])
+    assert s.terrain(s.parse_hex("C3")).stairwell is False
+    up2 = movement.move_cost(s, INF, s.parse_location("C3"), s.parse_location("C3/1"))
+    no_stair = _map({**building, "stairwell": False})
+    up3 = movement.move_cost(no_stair, INF, no_stair.parse_location("C3"), no_stair.parse_location("C3/1"))
+    assert (up2.allowed, up2.cost) == (up3.allowed, up3.cost) != (up.allowed, up.cost)
+    sloped = Map.from_data({"format": "asl-terrain/1", "name": "s", "columns": ["A", "E"], "rows": [0, 6],
+                            "hexside": [{"at": "B3-C3", "slope": "B3"}]})
+    flat = sloped.with_ssr(["no-slopes"])
+    assert flat.hexside(flat.parse_hexside("B3-C3")).slope is None
+    assert _across(flat) == _across(_sided())
+    cliff = Map.from_data({"format": "asl-terrain/1", "name": "c", "columns": ["A", "E"], "rows": [0, 6],
+                           "hex": [{"at": ["C1", "C2", "C3", "C4", "C5", "D3", "D4"], "level": 1}],
+                           "hexside": [{"at": "B3-C3", "cliff": True}]})
+    assert not movement.move_cost(cliff, INF, cliff.parse_location("B3"), cliff.parse_location("C3")).allowed
+    hill = cliff.with_ssr(["no-cliffs"])
+    assert movement.move_cost(hill, INF, hill.parse_location("B3"), hill.parse_location("C3")).allowed
+    m = _map({"terrain": "woods"}, hexside=[{"at": ["C2-C3"], "road": "dirt"}, {"at": ["C3-C4"], "road": "paved"}])
+    n = m.with_ssr(["no-dirt-roads"])
+    assert n.hexside(n.parse_hexside("C2-C3")).road is None and n.hexside(n.parse_hexside("C3-C4")).road == "paved"
+
+
+def test_every_vasl_ssr_name_in_the_shared_boards_is_carried_or_says_why_not() -> None:
+    """Every SSR name VASL's shared board archives (colorSSR, overlaySSR, SSRControls) and its terrain table's
+    LOS rules give maps onto a switch, changes only the picture, or has its own reason for not being
+    carried (no name falls to the catch-all)."""
+    import re
+    import zipfile
+    from pathlib import Path
+
+    shared = Path(__file__).resolve().parents[2] / "shared" / "vasl"
+    if not (shared / "SharedBoardMetadata.xml").is_file():
+        pytest.skip("../shared/vasl (the VASL boards and SharedBoardMetadata.xml) is not found")
+    names = set(re.findall(r'<LOSSSRule name="([^"]+)"', (shared / "SharedBoardMetadata.xml").read_text("latin-1")))
+    for board in (shared / "boards").glob("bd*"):
+        with zipfile.ZipFile(board) as z:
+            have = set(z.namelist())
+            for member in ("colorSSR", "overlaySSR"):
+                if member not in have:
+                    continue
+                blocks = re.split(r"\n\s*\n", z.read(member).decode("latin-1").replace("\r", ""))
+                for block in blocks:  # a rule's name heads its block (colorSSR may hold several blocks' rules)
+                    for line in block.splitlines():
+                        if line and not line[0].isspace() and not line.startswith("//") and "=" not in line \
+                                and not re.search(r"\.(gif|png)\b|^underlay\b", line):
+                            names.add(line.split()[0])
+            if "SSRControls" in have:
+                names.update(re.findall(r'rule="([^"]+)"', z.read("SSRControls").decode("latin-1")))
+    assert len(names) > 150
+    switches, missing = ssr.from_vasl(sorted(names))
+    assert {"no-roads", "woods-as-open", "no-walls", "walls-as-hedges", "no-slopes", "no-stairwells"} <= set(switches)
+    generic = [n for n in missing if ssr.not_carried_reason(n).startswith("VASL's terrain change")]
+    assert not generic, generic
+    assert "Winter" in missing and "weather" in ssr.not_carried_reason("Winter")
+    assert "NoHillNums" not in missing and "NoHillNums" not in switches  # only the picture changes

@@ -229,11 +229,11 @@ def test_a_flipped_board_in_a_save_keeps_its_printed_names(tmp_path: Path) -> No
 @needs_games
 def test_the_ssrs_a_save_records_become_switches(tmp_path: Path) -> None:
     save, _ = _moved_hill(tmp_path, edit_boards="bd\t0\t0\t02\tVER\t6.4\tSSR\tNoRoads OrchardOutOfSeason "
-                                                "WoodsToLevel0\tbd\t0\t1\t04\tVER\t6.1\t")
+                                                "Winter\tbd\t0\t1\t04\tVER\t6.1\t")
     r = vsav.import_save(save)
-    assert r.game.boards[0].ssr == ("NoRoads", "OrchardOutOfSeason", "WoodsToLevel0")
+    assert r.game.boards[0].ssr == ("NoRoads", "OrchardOutOfSeason", "Winter")
     assert r.map["conditions"]["ssr"] == ["no-roads", "orchards-out-of-season"]  # type: ignore[index]
-    assert any("WoodsToLevel0" in line for line in r.unsupported)
+    assert any("Winter" in line for line in r.unsupported)
     m = Map.from_data(r.map)
     assert m.conditions.ssr == ("orchards-out-of-season", "no-roads")
     assert not any(m.hexside(hs).road for h in m.hexes() for hs in h.hexsides() if hs.other(h) in m)
@@ -362,3 +362,158 @@ def test_smoke_in_a_save_is_a_hindrance_where_it_lies(tmp_path: Path) -> None:
     with_smoke, without = los.los(m, a, b), los.los(m.with_counters(()), a, b)
     assert any(h.what.startswith("SMOKE") and m.name_of(h.hex) == "4K6" for h in with_smoke.hindrances)
     assert with_smoke.hindrance_drm >= without.hindrance_drm + 3 or not with_smoke.clear
+
+
+# ------------------------------------------------------------------------------ crops on a layout of boards
+
+
+def _hill_with_boards(tmp_path: Path, boards: str, moves: list[tuple[str, int, int]], renames: dict[str, str] | None
+                      = None) -> tuple[Path, dict[str, str]]:
+    """Hill 621 with its board record replaced by ``boards`` and pieces moved to main-map pixels: each move is
+    (name of a real piece, x, y), the n-th use of a name taking its n-th piece; ``renames`` gives a moved
+    piece (by the move's index, as a string) another name (a real piece definition under VASL's name for
+    another counter, since the shared saves hold none of those). Returns the save and the ids by move index."""
+    g = vsav.read_save(HILL)
+    stream = g.stream.replace("bd\t0\t0\t02\tVER\t6.4\tbd\t0\t1\t04\tVER\t6.1\tbd\t0\t2\t03\tVER\t6.3\t", boards)
+    assert boards in stream
+    used: dict[str, int] = {}
+    ids = {}
+    for i, (name, x, y) in enumerate(moves):
+        p = _first(g, name, used.get(name, 0))
+        used[name] = used.get(name, 0) + 1
+        if renames and str(i) in renames:
+            recs = stream.split("\x1b")
+            k = next(j for j, r in enumerate(recs) if r.startswith(f"+/{p.id}/"))
+            recs[k] = recs[k].replace(f";{name}/", f";{renames[str(i)]}/", 1)
+            stream = "\x1b".join(recs)
+        stream = vsav.move_piece(stream, p.id, x, y)
+        ids[str(i)] = p.id
+    out = tmp_path / "hill-edited.vsav"
+    vsav.write_save(out, stream, like=HILL)
+    return out, ids
+
+
+def _board_px(col: str, row: int) -> tuple[int, int]:
+    """A hex centre in a board's own pixels (the README geometry)."""
+    c = _col(col)
+    return int(56.25 * c), int(64.5 * row - 32.25 * (1 - c % 2))
+
+
+@needs_games
+def test_a_crop_on_the_top_board_of_a_stack_moves_the_boards_below_with_it(tmp_path: Path) -> None:
+    """Board 2 (the top of Hill 621's stack) cropped to its hexrows 6-10 (VASL's rectangle from y = 322, 323
+    pixels high): VASL draws board 4 right below the crop, 323 pixels down, and board 3 below it. A squad on
+    4K5 and one on 2K7 land there; 2K5 is gone, 2K6 stays."""
+    x, y = _board_px("K", 5)
+    x7, y7 = _board_px("K", 7)
+    save, ids = _hill_with_boards(
+        tmp_path, "bd\t0\t0\t02\t0\t322\t-1\t323\tVER\t6.4\tbd\t0\t1\t04\tVER\t6.1\tbd\t0\t2\t03\tVER\t6.3\t",
+        [("6-2-8 Esq", 400 + x, 400 + 323 + y), ("6-2-8 Esq", 400 + x7, 400 + y7 - 322)])
+    r = vsav.import_save(save)
+    assert r.game.boards[0].crop == (0, 322, -1, 323)
+    assert not any("crop" in line for line in r.unsupported), r.unsupported
+    by_id = {p.piece.id: p for p in r.placed}
+    assert by_id[ids["0"]].hex_name == "4K5" and (by_id[ids["0"]].off_centre or 0) <= 1.5
+    assert by_id[ids["1"]].hex_name == "2K7" and (by_id[ids["1"]].off_centre or 0) <= 1.5
+    m = Map.from_data(r.map)
+    assert m.terrain(m.parse_hex("2K5")).offboard and m.terrain(m.parse_hex("2A1")).offboard
+    assert not m.terrain(m.parse_hex("2K6")).offboard and not m.terrain(m.parse_hex("4K5")).offboard
+    assert not m.terrain(m.parse_hex("3K5")).offboard
+    # a LOS across the crop's edge meets the offboard hexes' ground like any other: the map answers it
+    assert los.los(m, m.parse_location("2K6"), m.parse_location("4K5")).to_json()["from"] == "2K6"
+
+
+@needs_games
+def test_a_turned_and_cropped_bottom_board_keeps_its_printed_names(tmp_path: Path) -> None:
+    """Board 3 at the bottom, turned (r03) and cropped to its printed hexrows 6-10: VASL crops the board as
+    printed, then turns the crop, so those rows lie at the bottom of the layout, upside down. A squad VASL
+    shows on 3K8 lands in 3K8; 3K5 is gone."""
+    x, y = _board_px("K", 8)
+    lx, ly = 1800 - x, 323 - (y - 322)  # ASLBoard.localCoordinates, inverted: turned within the crop
+    save, ids = _hill_with_boards(
+        tmp_path, "bd\t0\t0\t02\tVER\t6.4\tbd\t0\t1\t04\tVER\t6.1\tbd\t0\t2\tr03\t0\t322\t-1\t323\tVER\t6.3\t",
+        [("6-2-8 Esq", 400 + lx, 400 + 1290 + ly)])
+    r = vsav.import_save(save)
+    assert r.game.boards[2].flipped and r.game.boards[2].crop == (0, 322, -1, 323)
+    assert not any("crop" in line for line in r.unsupported), r.unsupported
+    (p,) = [q for q in r.placed if q.piece.id == ids["0"]]
+    assert p.hex_name == "3K8" and (p.off_centre or 0) <= 1.5
+    m = Map.from_data(r.map)
+    assert m.terrain(m.parse_hex("3K5")).offboard and not m.terrain(m.parse_hex("3K6")).offboard
+    assert not m.terrain(m.parse_hex("4K5")).offboard
+
+
+@needs_games
+def test_a_crop_that_moves_the_boards_apart_is_listed_and_its_pieces_still_land(tmp_path: Path) -> None:
+    """Board 4, in the middle of the stack, cropped to hexrows H-GG (from x = 393): VASL draws it flush left,
+    out of line with boards 2 and 3, which the layout of whole boards cannot follow. The crop is listed as
+    not applied, and a squad VASL shows on 4K5 still lands in 4K5."""
+    x, y = _board_px("K", 5)
+    save, ids = _hill_with_boards(
+        tmp_path, "bd\t0\t0\t02\tVER\t6.4\tbd\t0\t1\t04\t393\t0\t1407\t-1\tVER\t6.1\tbd\t0\t2\t03\tVER\t6.3\t",
+        [("6-2-8 Esq", 400 + x - 393, 400 + 645 + y)])
+    r = vsav.import_save(save)
+    assert any(line.startswith("board 04: cropped") and "not applied" in line for line in r.unsupported)
+    assert any(line.startswith("board 04: cropped") for line in r.map["not_carried"])  # type: ignore[union-attr]
+    (p,) = [q for q in r.placed if q.piece.id == ids["0"]]
+    assert p.hex_name == "4K5" and (p.off_centre or 0) <= 1.5
+
+
+# ------------------------------------------------------------------------------ terrain counters by VASL's names
+
+
+@needs_games
+def test_vasl_counter_names_become_the_counters_the_rules_read(tmp_path: Path) -> None:
+    """Real piece definitions under VASL's names (its SharedBoardMetadata.xml LOS counter rules name "White +3
+    Smoke", "Gray +1 WP", "Stone Rubble", "Blazing Building", "Burnt Out Wreck", "Roadblock"), moved onto
+    board 4 of Hill 621: each becomes its [[counter]] in its hex, the roadblock on the hexside VASL snapped
+    it to, a T-34 on a hexside is in Bypass along it, and a squad under a level marker in 4O6 (a building
+    with a first level) is on that level."""
+    def at(col: str, row: int) -> tuple[int, int]:
+        x, y = _board_px(col, row)
+        return 400 + x, 400 + 645 + y
+
+    k5, k6 = at("K", 5), at("K", 6)
+    mid = ((k5[0] + k6[0]) // 2, (k5[1] + k6[1] + 1) // 2)  # the midpoint of the 4K5-4K6 hexside
+    moves = [("LMG", *at("K", 3)), ("LMG", *at("K", 4)), ("LMG", *at("L", 3)), ("LMG", *at("M", 3)),
+             ("LMG", *at("M", 4)), ("LMG", *mid), ("LMG", *at("O", 6)), ("6-2-8 Esq", *at("O", 6)),
+             ("MMG", *at("N", 3)), ("MMG", *at("N", 4))]
+    renames = {"0": "White +3 Smoke", "1": "Gray +1 WP", "2": "Stone Rubble", "3": "Blazing Building",
+               "4": "Burnt Out Wreck", "5": "Roadblock", "6": "Level 1", "8": "Wire", "9": "6 A-P Mines"}
+    save, ids = _hill_with_boards(
+        tmp_path, "bd\t0\t0\t02\tVER\t6.4\tbd\t0\t1\t04\tVER\t6.1\tbd\t0\t2\t03\tVER\t6.3\t", moves, renames)
+    r = vsav.import_save(save)
+    counters = r.map["counter"]
+    assert isinstance(counters, list)
+    assert {"type": "smoke", "at": "4K3", "strength": 3, "kind": "smoke"} in counters
+    assert {"type": "smoke", "at": "4K4", "strength": 1, "kind": "dispersed-wp"} in counters
+    assert {"type": "rubble", "at": "4L3"} in counters and {"type": "blaze", "at": "4M3"} in counters
+    assert {"type": "wreck", "at": "4M4", "name": "Burnt Out Wreck"} in counters
+    assert {"type": "roadblock", "hexside": "4K5-4K6"} in counters
+    assert {"type": "mines", "at": "4N4", "kind": "A-P", "strength": 6} in counters
+    assert any(line.startswith("Wire in 4N3") and "B26" in line for line in r.unsupported)
+    (squad,) = [u for u in r.map["unit"] if u.get("at") == "4O6/1"]  # type: ignore[union-attr]
+    assert squad["name"] == "6-2-8 Esq"
+    m = Map.from_data(r.map)
+    assert m.roadblock(m.parse_hexside("4K5-4K6")) is not None
+    assert [c.type for c in m.counters_at(m.parse_hex("4N4"))] == ["mines"]
+    # the rules read them: SMOKE hinders a LOS through 4K3, no vehicle crosses the roadblock (B29.4)
+    ruling = los.los(m, m.parse_location("4K2"), m.parse_location("4K4"))
+    assert any(h.what.startswith("SMOKE") and m.name_of(h.hex) == "4K3" for h in ruling.hindrances), ruling.explain()
+    tank = movement.move_cost(m, Unit.from_json("vehicle"), m.parse_location("4K5"), m.parse_location("4K6"))
+    assert not tank.allowed and "B29.4" in tank.explain(), tank.explain()
+
+
+@needs_games
+def test_a_vehicle_on_a_hexside_is_in_bypass_along_it(tmp_path: Path) -> None:
+    x5, y5 = _board_px("K", 5)
+    x6, y6 = _board_px("K", 6)
+    save, ids = _hill_with_boards(
+        tmp_path, "bd\t0\t0\t02\tVER\t6.4\tbd\t0\t1\t04\tVER\t6.1\tbd\t0\t2\t03\tVER\t6.3\t",
+        [("T-34 M43", 400 + (x5 + x6) // 2, 400 + 645 + (y5 + y6 + 1) // 2)])
+    r = vsav.import_save(save)
+    (veh,) = [c for c in r.map["counter"] if c["type"] == "vehicle"]  # type: ignore[union-attr, index]
+    assert veh["bypass"] == "4K5-4K6" and veh["at"] in ("4K5", "4K6")
+    m = Map.from_data(r.map)
+    (c,) = [c for c in m.counters if c.type == "vehicle"]
+    assert c.bypass == m.parse_hexside("4K5-4K6")

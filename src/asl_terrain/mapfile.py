@@ -501,7 +501,7 @@ def _check_blocks(hex_blocks: list[HexBlock | None], side_blocks: list[HexsideBl
         if c is None:
             continue
         if isinstance(c, RoadblockCounter):
-            hs = check.hexside(c.hexside, f"{where}.hexside")
+            hs = check.hexside(c.hexside, f"{where}.hexside", board_ok=True)  # board-named: the model checks
             if c.arrow is not None and hs is not None:
                 v = check.vertex(c.arrow, f"{where}.arrow")
                 if v is not None and v not in hs.vertices():

@@ -495,7 +495,7 @@ class Map:
             hexes[h] = replace(t, **changed) if changed != keys else t
         sides: dict[Hexside, HexsideTerrain] = {}
         for hs, st in self._written_hexsides.items():
-            keys = {"road": st.road}
+            keys = {f: getattr(st, f) for f in ("road", "wall", "hedge", "bocage", "cliff", "slope")}
             changed = ssr.apply_keys(keys, "hexside", todo)
             sides[hs] = replace(st, **changed) if changed != keys else st
         cond = replace(self.conditions, ssr=new_names)
@@ -889,12 +889,20 @@ def _build(mf: MapFile, grid: Grid, source: str) -> Map:
     counters: list[Counter] = []
     for i, c in enumerate(mf.counter):
         if isinstance(c, RoadblockCounter):
-            a, b = c.hexside.split("-")
-            hs = Hexside.of(Hex.parse(a), Hex.parse(b))
+            s1, s2 = (at_hex(x) for x in c.hexside.split("-"))  # a layout's hexside may be named by board
+            if not s1.is_adjacent(s2):
+                problems.append(f"counter[{i}].hexside: {c.hexside!r} is not a hexside (its hexes are not adjacent)")
+                continue
+            hs = Hexside.of(s1, s2)
             arrow = None
             if c.arrow is not None:
-                x, y, z = c.arrow.split("-")
-                arrow = Vertex.of(Hex.parse(x), Hex.parse(y), Hex.parse(z))
+                x, y, z = (at_hex(n) for n in c.arrow.split("-"))
+                if not (x.is_adjacent(y) and x.is_adjacent(z) and y.is_adjacent(z)) or \
+                        Vertex.of(x, y, z) not in hs.vertices():
+                    problems.append(f"counter[{i}].arrow: {c.arrow!r} is not a vertex of hexside {c.hexside!r}; "
+                                    "the arrow points to one of its two vertices (P5.141)")
+                    continue
+                arrow = Vertex.of(x, y, z)
             counters.append(Counter("roadblock", hexside=hs, arrow=arrow))
             continue
         at = at_hex(c.at)

@@ -16,10 +16,30 @@ Imports: errors only (it works on the map's plain terrain keys).
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
+import re
 from dataclasses import dataclass
 from typing import Any
 
 from .errors import MapError
+
+
+class _Every(Mapping[Any, Any]):
+    """``{every value: to}``: for a switch that clears a key whatever it holds (a slope's hex)."""
+
+    def __init__(self, to: Any) -> None:
+        self.to = to
+
+    def __getitem__(self, key: Any) -> Any:
+        return self.to
+
+    def __contains__(self, key: object) -> bool:
+        return key is not None
+
+    def __iter__(self) -> Any:
+        return iter(())
+
+    def __len__(self) -> int:
+        return 1
 
 
 @dataclass(frozen=True)
@@ -33,6 +53,24 @@ class Switch:
     hexside: Mapping[str, Mapping[Any, Any]] | None = None
     feature: Mapping[Any, Any] | None = None  # artwork feature terrain -> new terrain (None: no feature)
     season: tuple[str, bool] | None = None  # ("orchard" | "grain", in season?)
+    # hexside features that become another: ("wall", "hedge") makes every wall a hedge (applied before
+    # ``hexside``, which then removes the old feature)
+    hexside_moves: tuple[tuple[str, str], ...] = ()
+
+
+# "terrain A is terrain B" switches beyond woods-as-brush and brush-as-open: the rule of the terrain B gives
+_TERRAIN_RULE = {"open": "B1", "woods": "B13.1", "brush": "B12.1", "grain": "B15.1", "marsh": "B16.1"}
+_TERRAIN_WORD = {"open": "Open Ground", "woods": "woods", "brush": "brush", "grain": "grain", "marsh": "marsh"}
+_TERRAIN_AS = (("woods", "open"), ("woods", "grain"), ("woods", "marsh"), ("brush", "woods"), ("brush", "grain"),
+               ("brush", "marsh"), ("grain", "woods"), ("grain", "brush"), ("grain", "marsh"), ("marsh", "open"),
+               ("marsh", "woods"), ("marsh", "brush"), ("marsh", "grain"))
+
+
+def _terrain_as(a: str, b: str) -> Switch:
+    olds = (a, "pine-woods") if a == "woods" else (a,)
+    hex_change = {o: b for o in olds}
+    return Switch(f"{a}-as-{b}", _TERRAIN_RULE[b], f"{_TERRAIN_WORD[a]} is {_TERRAIN_WORD[b]}",
+                  hex={"terrain": hex_change}, feature={o: (None if b == "open" else b) for o in olds})
 
 
 SWITCHES: dict[str, Switch] = {s.name: s for s in (
@@ -62,6 +100,21 @@ SWITCHES: dict[str, Switch] = {s.name: s for s in (
     Switch("buildings-wooden", "B23.1", "every building (and rubble) is wooden",
            hex={"building": {"stone": "wooden"}},
            feature={("building", "stone"): ("building", "wooden"), ("rubble", "stone"): ("rubble", "wooden")}),
+    Switch("no-walls", "B9.1", "there are no walls: their hexsides are open", hexside={"wall": {True: False}}),
+    Switch("no-hedges", "B9.1", "there are no hedges: their hexsides are open", hexside={"hedge": {True: False}}),
+    Switch("walls-as-hedges", "B9.1", "every wall is a hedge", hexside={"wall": {True: False}}, hexside_moves=(("wall", "hedge"),)),
+    Switch("hedges-as-walls", "B9.1", "every hedge is a wall", hexside={"hedge": {True: False}}, hexside_moves=(("hedge", "wall"),)),
+    Switch("walls-as-bocage", "B9.5", "every wall is bocage", hexside={"wall": {True: False}}, hexside_moves=(("wall", "bocage"),)),
+    Switch("hedges-as-bocage", "B9.5", "every hedge is bocage", hexside={"hedge": {True: False}}, hexside_moves=(("hedge", "bocage"),)),
+    Switch("no-cliffs", "B10.1", "there are no cliffs: a cliff hexside is an ordinary hillside",
+           hexside={"cliff": {True: False}}),
+    Switch("no-slopes", "P2.2", "there are no slope hexsides", hexside={"slope": _Every(None)}),
+    Switch("no-dirt-roads", "B3.1", "there are no dirt roads: their hexsides are the terrain around them",
+           hexside={"road": {"dirt": None}}),
+    Switch("orchards-as-shellholes", "B2.1", "every orchard is shellholes", hex={"terrain": {"orchard": "shellholes"}},
+           feature={"orchard": None}),
+    Switch("no-stairwells", "B23.42", "no building hex has a printed stairwell", hex={"stairwell": {True: False}}),
+    *(_terrain_as(a, b) for a, b in _TERRAIN_AS),
 )}
 
 # VASL's SSR names (colorSSR / the save's SSR list) → the switch that does the same
@@ -79,11 +132,105 @@ VASL_NAMES: dict[str, str] = {
     "FloodedStreams": "streams-flooded",
     "AllStone": "buildings-stone",
     "AllWood": "buildings-wooden",
+    "StreamsToGullies": "streams-dry",  # a Dry stream is a gully for all purposes (B20.41)
+    "PlowedFields": "grain-out-of-season",  # VASL's Plowed Field is open ground (grain out of season, B15.3)
+    "WoodsToLevel0": "woods-as-open",  # the ...ToLevel0 names recolour the terrain as level-0 ground
+    "MarshToLevel0": "marsh-as-open",
+    "MarshToOpenGround": "marsh-as-open",
+    "WoodsToBrush": "woods-as-brush",
+    "WoodsToGrain": "woods-as-grain",
+    "WoodsToMarsh": "woods-as-marsh",
+    "BrushToWoods": "brush-as-woods",
+    "BrushToGrain": "brush-as-grain",
+    "BrushToMarsh": "brush-as-marsh",
+    "GrainToWoods": "grain-as-woods",
+    "GrainToBrush": "grain-as-brush",
+    "GrainToMarsh": "grain-as-marsh",
+    "MarshToWoods": "marsh-as-woods",
+    "MarshToBrush": "marsh-as-brush",
+    "MarshToGrain": "marsh-as-grain",
+    "WallsToOG": "no-walls",
+    "NoWalls": "no-walls",
+    "HedgesToOG": "no-hedges",
+    "NoHedges": "no-hedges",
+    "HedgesOnly": "walls-as-hedges",  # VASL draws every wall as a hedge
+    "WallsOnly": "hedges-as-walls",  # and every hedge as a wall
+    "WallsToBocage": "walls-as-bocage",
+    "HedgesToBocage": "hedges-as-bocage",
+    "NoCliffs": "no-cliffs",
+    "NoStairwells": "no-stairwells",
+    "NoSlopes": "no-slopes",
+    "BFPF_BSO_NoSlopes": "no-slopes",
+    "NoDirt": "no-dirt-roads",
+    "OrchardsToShellholes": "orchards-as-shellholes",
 }
 
-_EXCLUSIVE = [{"orchards-out-of-season", "orchards-in-season"}, {"grain-in-season", "grain-out-of-season"},
-              {"roads-dirt", "roads-paved", "no-roads"}, {"streams-dry", "streams-deep", "streams-flooded"},
-              {"buildings-stone", "buildings-wooden"}]
+# VASL SSR names that change only the picture (nothing in the rules): carried by doing nothing
+COSMETIC = frozenset({"NoHillNums", "NoWhiteHexIDs"})
+
+# why each other VASL SSR name (colorSSR, the LOS rules of SharedBoardMetadata.xml) is not carried
+_LEVELS = "changes the ground levels drawn, which a switch here does not do yet (the artwork's levels would have to change too)"
+_NOT_CARRIED: dict[str, str] = {
+    "Winter": "only the artwork turns white; the weather its scenario gives (Ground Snow E3.72, Deep Snow E3.73) "
+              "is set with [conditions] weather",
+    "Mud": "only the artwork turns brown; Mud (E3.6) is set with [conditions] weather = \"mud\"",
+    "GulliesToStreams": "gullies become streams of a depth VASL does not give (B20.4): set streams in [[hex]] blocks",
+    "RowhouseBarsToBuildings": "rowhouse walls removed join rowhouses into one building (B23.71), which the "
+                               "map's building ids would have to say",
+    "RowhouseBarsToOpenGround": "rowhouse walls become open ground between buildings (B23.71): not modelled",
+    "RiverToValley": "water becomes dry ground a level lower: " + _LEVELS,
+    "PondToValley": "a pond becomes dry ground a level lower: " + _LEVELS,
+    "FordableRivers": "rivers (B21) are not in the map format",
+    "FloodedRivers": "rivers (B21) are not in the map format",
+    "SwampToMarsh": "swamp (G; PTO terrain) is not in the map format: nothing to change",
+    "IrrigatedPaddies": "paddies (G8; PTO terrain) are not in the map format",
+    "InSeasonPaddies": "paddies (G8; PTO terrain) are not in the map format",
+    "ETOtoDTO": "desert terrain (F) is not in the map format",
+    "DTOtoETO": "desert terrain (F) is not in the map format",
+    "NoSunkElevRoads": "sunken and elevated roads (B4, B5) are not in the map format: nothing to change",
+    "LightWoods": "light woods (G; PTO terrain) are not in the map format",
+    "DenseJungle": "jungle (G11) is not in the map format",
+    "Bamboo": "bamboo (G12) is not in the map format",
+    "PalmTrees": "palm trees (G; PTO terrain) are not in the map format",
+    "NoBridge": "removes bridges, whose stream or gully beneath the map would have to say",
+    "BridgeToFord": "a bridge becomes a ford (B20.8): set ford in the [[hex]] block",
+    "RoadsToPaths": "paths (G; PTO terrain) are not in the map format",
+    "NoWoodsRoads": "woods-roads (B13.6) are not told apart from roads in the map format",
+    "ShellholesToOrchards": "shellholes are not drawn as a LOS feature in VASL's artwork, so the orchards it would "
+                            "make could not be seen by a thread",
+    "ShellholesToCrags": "crags (F; desert terrain) are not in the map format",
+    "CragsToOrchard": "crags (F; desert terrain) are not in the map format",
+    "CragsToShellholes": "crags (F; desert terrain) are not in the map format",
+    "OrchardsToCrags": "crags (F; desert terrain) are not in the map format",
+    "SwampToSwampPattern": "swamp (G; PTO terrain) is not in the map format: nothing to change",
+    "ShellholesToPalmTrees": "palm trees (G; PTO terrain) are not in the map format",
+    "WallToCactus": "cactus hedges (G; PTO terrain) are not in the map format",
+    "HedgeToCactus": "cactus hedges (G; PTO terrain) are not in the map format",
+}
+
+
+def not_carried_reason(name: str) -> str:
+    """Why VASL's SSR ``name`` has no switch here, in words (for a map's ``not_carried`` lines)."""
+    if name in _NOT_CARRIED:
+        return _NOT_CARRIED[name] + " (not applied)"
+    if re.fullmatch(r"Level_?\d+ToLevel_?\d+", name):
+        return f"hills of one level become another: {_LEVELS} (not applied)"
+    if re.fullmatch(r"(Woods|Brush|Grain|Marsh)ToLevel_?\d+", name) or re.fullmatch(r"Level_?\d+To[A-Z]\w+", name):
+        return f"terrain and ground level are exchanged: {_LEVELS} (not applied)"
+    if name.startswith(("SSO_", "BSO_")) or re.match(r"\d+_BSO_", name):
+        return "a scenario or board-specific overlay image, whose terrain is only drawn (not applied)"
+    if name.startswith("StoneToGutted"):
+        return "gutted buildings are not in the map format (not applied)"
+    return "VASL's terrain change has no switch here (not applied)"
+
+_EXCLUSIVE = [{"orchards-out-of-season", "orchards-in-season"},
+              {"grain-in-season", "grain-out-of-season", "grain-as-woods", "grain-as-brush", "grain-as-marsh"},
+              {"roads-dirt", "roads-paved", "no-roads", "no-dirt-roads"}, {"streams-dry", "streams-deep", "streams-flooded"},
+              {"buildings-stone", "buildings-wooden"},
+              {"woods-as-brush", "woods-as-open", "woods-as-grain", "woods-as-marsh"},
+              {"brush-as-open", "brush-as-woods", "brush-as-grain", "brush-as-marsh"},
+              {"marsh-as-open", "marsh-as-woods", "marsh-as-brush", "marsh-as-grain"},
+              {"no-walls", "walls-as-hedges", "walls-as-bocage"}, {"no-hedges", "hedges-as-walls", "hedges-as-bocage"}]
 
 
 def checked(names: Iterable[str], where: str = "ssr") -> tuple[str, ...]:
@@ -108,7 +255,8 @@ def from_vasl(names: Iterable[str]) -> tuple[list[str], list[str]]:
     for n in names:
         s = VASL_NAMES.get(n)
         if s is None:
-            missing.append(n)
+            if n not in COSMETIC:
+                missing.append(n)
         elif s not in switches:
             switches.append(s)
     return switches, missing
@@ -118,6 +266,10 @@ def apply_keys(keys: Mapping[str, Any], table: str, names: Iterable[str]) -> dic
     """The terrain keys of one hex (``table`` "hex") or hexside ("hexside") with the switches applied."""
     out = dict(keys)
     for n in names:
+        if table == "hexside":
+            for old, new in SWITCHES[n].hexside_moves:
+                if out.get(old):
+                    out[new] = True
         rules = getattr(SWITCHES[n], table)
         if not rules:
             continue

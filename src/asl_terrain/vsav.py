@@ -24,10 +24,12 @@ Imports: errors only (the layout is placed by :mod:`asl_terrain.vasl`, the piece
 from __future__ import annotations
 
 import io
+import math
 import re
 import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from .errors import MapError
 
@@ -390,7 +392,9 @@ class Kind:
 
     table: str
     kind: str
-    detail: str = ""  # SMOKE's kind ("smoke", "wp", "dispersed"), mines' kind ...
+    detail: str = ""  # SMOKE's kind ("smoke", "wp", "dispersed-smoke"), mines' kind, rubble's material ...
+    strength: int | None = None  # the value printed on the counter (SMOKE's +3, a mine factor's 6)
+    level: int | None = None  # a level marker's building level
 
 
 _SW = re.compile(r"^(LMG|MMG|HMG|\.50-cal|FT|DC|ATR|PSK|BAZ|PIAT|Radio|Field Phone|\d+\*? MTR|LtMTR|MTR|"
@@ -401,6 +405,15 @@ _CREW = re.compile(r"^\d+-\d+-\d+ [A-Z]?cr$")
 _LEADER = re.compile(r"^([a-z]{2})?(LDR|COM|HERO|ldr)\b|^\d+-\d+ |^[A-Z]{2} (Leader|Hero)")
 
 
+# VASL's names for the counters that change terrain and LOS (its SharedBoardMetadata.xml LOSCounterRules:
+# "White +3 Smoke", "Gray +2 Smoke", "White +1 WP", "Smoke grenade +2", "Blazing Building", "Stone Rubble",
+# "Burnt Out Wreck", "Roadblock"); the older plain names ("Smoke", "WP", "Rubble") are read too
+_SMOKE = re.compile(r"^(?:(?P<shade>white|gray|grey)\s+)?\+(?P<n>\d)\s+(?P<what>smoke|wp)$"
+                    r"|^(?P<what2>smoke|wp) grenade \+(?P<n2>\d)$")
+_MINES = re.compile(r"^(?:(?P<n>\d+)\s*(?:factors?\s+)?)?(?P<kind>a-?p|a-?t)?\s*mines?(?:\s+(?P<n2>\d+))?$")
+_LEVEL = re.compile(r"^(?:level|lvl)\s*(?P<n>\d)$|^(?P<n2>\d)(?:st|nd|rd|th)?\s+level$")
+
+
 def classify(p: Piece) -> Kind:
     """What ``p`` is, from its name, images and VASL's counter type (``DBCounterType``)."""
     name = p.name.strip()
@@ -409,37 +422,52 @@ def classify(p: Piece) -> Kind:
     if (ctype == "global" or not name or name in ("?", "User-Labeled") or p.map != MAIN_MAP
             or p.image.startswith("tables/")):
         return Kind("", "marker")
+    return _terrain_counter(low) or _rules_piece(p, name, ctype)
+
+
+def _terrain_counter(low: str) -> Kind | None:
+    """The counters that change terrain, LOS or movement (SMOKE, wrecks, rubble, fortifications), or None."""
     if "wreck" in low:
-        return Kind("counter", "wreck")
+        return Kind("counter", "wreck", "burnt-out" if "burnt" in low else "")
+    m = _SMOKE.match(low)
+    if m is not None:
+        what, n = (m.group("what"), m.group("n")) if m.group("what") else (m.group("what2"), m.group("n2"))
+        shade = "dispersed-" if m.group("shade") in ("gray", "grey") else ""
+        return Kind("counter", "smoke", shade + what, int(n))
     if low.startswith("smoke") or low.startswith("wp") or low in ("dsmoke", "dispersed smoke"):
-        detail = "wp" if low.startswith("wp") else "dispersed" if "dispersed" in low or low.startswith("d") else "smoke"
+        detail = "wp" if low.startswith("wp") else "dispersed-smoke" if low.startswith("d") else "smoke"
         return Kind("counter", "smoke", detail)
-    if low.startswith("rubble"):
-        return Kind("counter", "rubble")
-    if low.startswith("blaze"):
+    if "rubble" in low:
+        return Kind("counter", "rubble", "stone" if "stone" in low else "wooden" if "wood" in low else "")
+    if "blaze" in low or low.startswith("blazing"):
         return Kind("counter", "blaze")
-    if low.startswith(("foxhole", "trench", "entrench", "sangar", "ditch")):
-        return Kind("counter", "entrenchment", low.split()[0])
-    if low.startswith(("a-p mine", "a-t mine", "mines", "ap mine", "at mine")):
-        return Kind("counter", "mines", "A-T" if "t mine" in low or low.startswith("at") else "A-P")
+    if low.startswith(("foxhole", "trench", "entrench", "sangar", "ditch")) or re.match(r"^\d+s foxhole", low):
+        return Kind("counter", "entrenchment", low.split()[-1])
+    m = _MINES.match(low)
+    if m is not None and "mine" in low:
+        kind = "A-T" if (m.group("kind") or "").replace("-", "") == "at" else "A-P"
+        n = m.group("n") or m.group("n2")
+        return Kind("counter", "mines", kind, int(n) if n else None)
     if low.startswith("wire"):
         return Kind("counter", "wire")
     if low.startswith("roadblock"):
         return Kind("counter", "roadblock")
+    m = _LEVEL.match(low)
+    if m is not None:
+        return Kind("", "level", level=int(m.group("n") or m.group("n2")))
+    return None
+
+
+def _rules_piece(p: Piece, name: str, ctype: str) -> Kind:
+    """Vehicles, Guns and the units (squads, half-squads, crews, leaders, SW)."""
     if any("/veh/" in i or "/vehicles/" in i for i in (p.image, *p.images)):
         return Kind("counter", "vehicle")
     if any("/gun/" in i or "/guns/" in i for i in (p.image, *p.images)) or ctype == "gun":
         return Kind("unit", "gun")
-    if _SQUAD.match(name):
-        return Kind("unit", "squad")
-    if _HALF.match(name):
-        return Kind("unit", "half-squad")
-    if _CREW.match(name):
-        return Kind("unit", "crew")
-    if _LEADER.match(name):
-        return Kind("unit", "leader")
-    if _SW.match(name):
-        return Kind("unit", "sw")
+    for pattern, kind in ((_SQUAD, "squad"), (_HALF, "half-squad"), (_CREW, "crew"), (_LEADER, "leader"),
+                          (_SW, "sw")):
+        if pattern.match(name):
+            return Kind("unit", kind)
     if ctype == "unit":
         return Kind("unit", "unit")
     return Kind("", "unknown")
@@ -447,12 +475,14 @@ def classify(p: Piece) -> Kind:
 
 # ------------------------------------------------------------------------------ a saved game as a map
 
-# the chart's Hindrance DRM of each kind of SMOKE counter (A24.1, A24.31, A24.3)
+# the chart's Hindrance DRM of each kind of SMOKE counter (A24.1, A24.31, A24.3), for a counter whose
+# name gives no value
 _SMOKE_PARAM = {"smoke": "smoke_counter_hindrance", "wp": "wp_counter_hindrance",
                 "dispersed-smoke": "dispersed_smoke_hindrance", "dispersed-wp": "dispersed_wp_hindrance"}
 
-
-_VERTEX_NEAR = 6.0  # pixels: a piece this close to a hex's vertex is at the vertex (Bypass)
+_VERTEX_NEAR = 6.0  # pixels: a unit this close to a hex's vertex is at the vertex (Bypass, A4.34)
+_HEXSIDE_NEAR = 6.0  # pixels: a counter this close to a hexside's midpoint lies on it (VASL snaps to hexsides)
+_SNAPPED = 12.0  # pixels: a piece farther than this from its hex's centre may be at a vertex or hexside
 
 
 @dataclass
@@ -481,158 +511,330 @@ class SaveImport:
     def offmap_by_side(self) -> dict[str, list[str]]:
         out: dict[str, list[str]] = {}
         for p in self.placed:
-            if p.entry is not None and "at" not in p.entry:
+            if p.entry is not None and "at" not in p.entry and "hexside" not in p.entry:
                 out.setdefault(p.piece.nationality or "unknown side", []).append(p.piece.name)
         return out
 
 
 def import_save(path: str | Path, *, boards_dir: str | Path | None = None, name: str | None = None) -> SaveImport:
-    """A map of a VASL saved game: its boards in their layout (flipped where VASL turned them), the SSRs
-    it can read, and every piece the rules use, placed in its hex (board-named), or listed off the map.
+    """A map of a VASL saved game: its boards in their layout (flipped and cropped as VASL shows them), the
+    SSRs it can read, and every piece the rules use, placed in its hex (board-named), or listed off the map.
 
     :param boards_dir: where the board archives are (see :func:`asl_terrain.vasl.find_board`).
     :raises MapError: a save that cannot be read, a board archive that cannot be found.
     """
     from . import vasl
-    from .chart import default_chart
-    from .grid import Hex
-    from .model import Location, Map
+    from .model import Map
 
     game = read_save(path)
-    unsupported: list[str] = []
-    rows = game.layout
-    archives = []
-    for b in game.boards:
-        archives.append(vasl.read_board(vasl.find_board(b.archive_name, boards_dir)))
-    laid_overlays: set[tuple[str, str, str]] = set()
-    for i, b in enumerate(game.boards):  # the overlays VASL laid on the board (issue 15)
-        if b.overlays:
-            from .overlays import archive_of, lay_overlays, read_overlay
-
-            placements = []
-            for ovr in b.overlays:
-                try:
-                    read_overlay(archive_of(ovr[0]), name=ovr[0])
-                except MapError:
-                    continue
-                placements.append(f"{archive_of(ovr[0])} {ovr[1]} {ovr[2]}")
-                laid_overlays.add(ovr)
-            archives[i] = lay_overlays(archives[i], placements)
-    layout = ";".join(",".join(("r" if b.flipped else "") + b.archive_name for b in row) for row in rows)
-    title = name or Path(path).stem
-    result = vasl.import_boards(archives, layout=layout, name=title,
+    archives, laid = _board_archives(game, boards_dir)
+    boards = [b for row in game.layout for b in row]
+    layout = ";".join(",".join(("r" if b.flipped else "") + b.archive_name for b in row) for row in game.layout)
+    result = vasl.import_boards(archives, layout=layout, name=name or Path(path).stem,
                                 archive_refs={a.archive_name: a.archive_name for a in archives})
     data = result.map
-    shift = (0, 0)  # a cropped single board: VASL's frame starts at the crop's corner
-    cropped_out: list[str] = []
-    for b, (arch, dc, dr, _) in zip([b for row in rows for b in row], result.placements):
-        if b.version and arch.metadata.version and b.version != arch.metadata.version:
-            unsupported.append(f"board {b.name}: the game was saved with v{b.version}, the archive is "
-                               f"v{arch.metadata.version}")
-        for ovr in b.overlays:
-            if ovr not in laid_overlays:
-                unsupported.append(f"board {b.name}: overlay {ovr[0]} at {ovr[1]}-{ovr[2]}: no overlay archive "
-                                   "found (not laid)")
-        if b.crop is None:
-            continue
-        x0, y0, cw, ch = b.crop
-        last = b is rows[-1][-1]
-        if b.flipped or not (len(game.boards) == 1 or (last and x0 == 0 and y0 == 0)):
-            unsupported.append(f"board {b.name}: cropped to pixels {b.crop} in the save; a crop of a turned board, "
-                               "or one that moves the boards after it, is not applied (the whole board is on the map)")
-            continue
-        # the hexes whose centre lies outside the crop are off the map (VASL shows them no more)
-        x1 = x0 + cw if cw > 0 else arch.grid_width
-        y1 = y0 + ch if ch > 0 else arch.grid_height
-        for c, r in arch.geometry.hexes:
-            px, py = arch.geometry.centre(c, r)
-            if not (x0 <= px < x1 and y0 <= py < y1):
-                cropped_out.append(Hex(c + dc, r + dr).name)
-        if len(game.boards) == 1:
-            shift = (x0, y0)
-    if cropped_out:
-        blocks = data.setdefault("hex", [])
-        assert isinstance(blocks, list)
-        blocks.append({"at": cropped_out, "offboard": True})
-    depiction = data["depiction"]
-    assert isinstance(depiction, dict)
-    for d, b in zip(depiction["board"], [b for row in rows for b in row]):
-        d["version"] = b.version or None
-        if d["version"] is None:
-            del d["version"]
-    ssr = sorted({s for b in game.boards for s in b.ssr})
-    from .ssr import from_vasl
+    placements = [(arch, dc, dr) for arch, dc, dr, _ in result.placements]
+    unsupported = _board_notes(boards, placements, laid)
+    frame = _apply_crops(data, boards, placements, unsupported)
+    _apply_ssr(data, game, unsupported)
+    m = Map.from_data(data)
+    placed = _place_pieces(game, m, frame, unsupported)
+    for table in ("counter", "unit"):
+        entries = [p.entry for p in placed if p.entry is not None and _table_of(p) == table]
+        if entries:
+            data[table] = entries
+    if unsupported:
+        data["not_carried"] = [*data.get("not_carried", []), *unsupported]
+    Map.from_data(data)  # what is written must load
+    return SaveImport(data, unsupported, placed, game)
 
-    switches, not_carried = from_vasl(ssr)
+
+def _table_of(p: Placed) -> str:
+    # a vehicle off the map waits to enter with the units; on it, it is a counter the rules see
+    if p.kind.table == "unit" or (p.entry is not None and "type" not in p.entry):
+        return "unit"
+    return "counter"
+
+
+def _board_archives(game: SavedGame, boards_dir: str | Path | None) -> tuple[list[Any], set[tuple[str, str, str]]]:
+    """The board archives of the game, in the order written, with the overlays VASL laid on them (issue 15);
+    and the overlays laid (those whose archive was found)."""
+    from . import vasl
+
+    archives: list[Any] = [vasl.read_board(vasl.find_board(b.archive_name, boards_dir)) for b in game.boards]
+    laid: set[tuple[str, str, str]] = set()
+    for i, b in enumerate(game.boards):
+        if not b.overlays:
+            continue
+        from .overlays import archive_of, lay_overlays, read_overlay
+
+        placements = []
+        for ovr in b.overlays:
+            try:
+                read_overlay(archive_of(ovr[0]), name=ovr[0])
+            except MapError:
+                continue
+            placements.append(f"{archive_of(ovr[0])} {ovr[1]} {ovr[2]}")
+            laid.add(ovr)
+        archives[i] = lay_overlays(archives[i], placements)
+    return archives, laid
+
+
+def _board_notes(boards: list[SavedBoard], placements: list[tuple[Any, int, int]],
+                 laid: set[tuple[str, str, str]]) -> list[str]:
+    """What differs between the save's boards and the archives found: versions, overlays not laid."""
+    out = []
+    for b, (arch, _, _) in zip(boards, placements):
+        if b.version and arch.metadata.version and b.version != arch.metadata.version:
+            out.append(f"board {b.name}: the game was saved with v{b.version}, the archive is v{arch.metadata.version}")
+        out.extend(f"board {b.name}: overlay {o[0]} at {o[1]}-{o[2]}: no overlay archive found (not laid)"
+                   for o in b.overlays if o not in laid)
+    return out
+
+
+def _apply_ssr(data: dict[str, Any], game: SavedGame, unsupported: list[str]) -> None:
+    """The save's SSR names as switches in ``[conditions] ssr``; those without one are listed with the reason."""
+    from .ssr import from_vasl, not_carried_reason
+
+    per_board = {b.name: set(b.ssr) for b in game.boards}
+    names = sorted({s for b in game.boards for s in b.ssr})
+    switches, missing = from_vasl(names)
     if switches:
         data.setdefault("conditions", {})["ssr"] = switches
-    unsupported.extend(f"SSR {s}: VASL's terrain change has no switch here (not applied)" for s in not_carried)
-    m = Map.from_data(data)
+    unsupported.extend(f"SSR {s}: {not_carried_reason(s)}" for s in missing)
+    if len({frozenset(v) for v in per_board.values()}) > 1 and switches:
+        unsupported.append("SSR: VASL applies each board's own SSRs; the boards of this game differ ("
+                           + "; ".join(f"{n}: {' '.join(sorted(v)) or 'none'}" for n, v in per_board.items())
+                           + "), and the switches are applied to the whole map")
+
+
+# ------------------------------------------------------------------------------ crops and VASL's frame
+
+
+@dataclass(frozen=True)
+class _Frame:
+    """VASL's picture of the layout, board by board: each board's rectangle in VASL's main map (less its
+    400-pixel edge) and the translation from there to the map's grid frame (the layout of whole boards)."""
+
+    boards: tuple[tuple[int, int, int, int, int, int], ...]  # x, y, width, height, dx, dy
+    grid: Any  # the layout's vasl.BoardGeometry
+
+    def to_grid(self, x: int, y: int) -> tuple[int, int] | None:
+        """The grid-frame pixel of main-map pixel (x, y), or None off every board (VASL's margin)."""
+        x, y = x - MAP_EDGE, y - MAP_EDGE
+        for bx, by, w, h, dx, dy in self.boards:  # VASSAL's Map.findBoard: the first board holding it
+            if bx <= x < bx + w and by <= y < by + h:
+                return x + dx, y + dy
+        return None
+
+
+def _apply_crops(data: dict[str, Any], boards: list[SavedBoard], placements: list[tuple[Any, int, int]],
+                 unsupported: list[str]) -> _Frame:
+    """Crops as VASL shows them: the hexes of each cropped board outside its crop become offboard, and the
+    frame maps VASL's pixels to the map's grid. VASSAL places a board right of the boards before it in its
+    row and below those above it in its column, each as wide and high as its crop; that is the layout of
+    whole boards shifted as one when every crop lies on the layout's outer edge. A crop that moves the
+    other boards apart is listed, not applied (the boards stay whole), but its pieces still land right."""
+    from . import vasl
+
+    rects = _vasl_rects(boards, placements)
+    shifts = []
+    for b, (arch, dc, dr), (x, y, w, h) in zip(boards, placements, rects):
+        ox, oy = _crop_origin(b, arch, w, h)
+        shifts.append((int(dc * vasl.HEX_WIDTH) - x + ox, int(dr * vasl.HEX_HEIGHT) - y + oy))
+    together = all(abs(sx - shifts[0][0]) <= 1 and abs(sy - shifts[0][1]) <= 1 for sx, sy in shifts)
+    hidden: list[str] = []
+    for b, (arch, dc, dr), (_, _, w, h), entry in zip(boards, placements, rects, data["depiction"]["board"]):
+        if b.version:
+            entry["version"] = b.version
+        if b.crop is None:
+            continue
+        if not together:
+            unsupported.append(f"board {b.name}: cropped to pixels {b.crop} in the save; with it VASL moves the "
+                               "boards beside or below it apart from the layout of whole boards: not applied (the "
+                               "whole board is on the map; its pieces are placed as VASL shows them)")
+            continue
+        hidden.extend(_outside_crop(b, arch, dc, dr, w, h))
+    if hidden:
+        data.setdefault("hex", []).append({"at": hidden, "offboard": True})
     geo = vasl.BoardGeometry(
-        max(dc + a.width for a, dc, _, _ in result.placements), max(dr + a.height for a, _, dr, _ in result.placements),
-        max(int(dc * vasl.HEX_WIDTH) + a.grid_width for a, dc, _, _ in result.placements),
-        max(int(dr * vasl.HEX_HEIGHT) + a.grid_height for a, _, dr, _ in result.placements))
-    placed: list[Placed] = []
-    counters: list[dict[str, object]] = []
-    units: list[dict[str, object]] = []
+        max(dc + a.width for a, dc, _ in placements), max(dr + a.height for a, _, dr in placements),
+        max(int(dc * vasl.HEX_WIDTH) + a.grid_width for a, dc, _ in placements),
+        max(int(dr * vasl.HEX_HEIGHT) + a.grid_height for a, _, dr in placements))
+    return _Frame(tuple((*r, *s) for r, s in zip(rects, shifts)), geo)
+
+
+def _vasl_rects(boards: list[SavedBoard], placements: list[tuple[Any, int, int]]) -> list[tuple[int, int, int, int]]:
+    """Each board's rectangle in VASL's main map (less the edge): VASSAL's ``Map.getLocation`` sums the
+    widths of the boards left of it in its row and the heights of those above it in its column; a cropped
+    board is its crop's width and height (the whole board's where the crop gives none)."""
+    size = {}
+    for b, (arch, _, _) in zip(boards, placements):
+        _, _, cw, ch = b.crop or (0, 0, -1, -1)
+        size[(b.column, b.row)] = (cw if cw > 0 else arch.grid_width, ch if ch > 0 else arch.grid_height)
+    return [(sum(size.get((c, b.row), (0, 0))[0] for c in range(b.column)),
+             sum(size.get((b.column, r), (0, 0))[1] for r in range(b.row)), *size[(b.column, b.row)]) for b in boards]
+
+
+def _crop_origin(b: SavedBoard, arch: Any, w: int, h: int) -> tuple[int, int]:
+    """Where VASL's picture of the board starts, in the board's pixels as placed on the map (a turned board's
+    pixels are turned: VASL crops the board as printed, then turns the crop, ``ASLBoard.localCoordinates``)."""
+    if b.crop is None:
+        return 0, 0
+    x0, y0 = b.crop[0], b.crop[1]
+    return (arch.grid_width - w - x0, arch.grid_height - h - y0) if b.flipped else (x0, y0)
+
+
+def _outside_crop(b: SavedBoard, arch: Any, dc: int, dr: int, w: int, h: int) -> list[str]:
+    """The map names (grid frame) of board ``b``'s hexes whose centre lies outside its crop (VASL shows them
+    no more); the crop is in the board's pixels as printed."""
+    from .grid import Hex
+    from .model import BoardPlacement
+
+    assert b.crop is not None
+    x0, y0 = b.crop[0], b.crop[1]
+    place = BoardPlacement(b.archive_name, "", dc, dr, arch.width, arch.height, b.flipped)
+    out = []
+    for c, r in arch.geometry.hexes:
+        px, py = arch.geometry.centre(c, r)
+        if not (x0 <= px < x0 + w and y0 <= py < y0 + h):
+            out.append(place.to_map(Hex(c, r)).name)
+    return out
+
+
+# ------------------------------------------------------------------------------ the pieces on the map
+
+
+@dataclass(frozen=True)
+class _Spot:
+    """Where a piece lies on the map: its hex, how far from the point it snapped to (the hex's centre, a
+    vertex or a hexside's midpoint), and that vertex or hexside."""
+
+    hex: Any  # grid.Hex
+    off: float
+    vertex: Any = None  # grid.Vertex
+    hexside: Any = None  # grid.Hexside
+
+
+def _place_pieces(game: SavedGame, m: Any, frame: _Frame, unsupported: list[str]) -> list[Placed]:
+    """Every piece the rules use, with its map entry (or the reason it is not carried)."""
+    levels = {(p.x, p.y): k.level for p in game.pieces if (k := classify(p)).kind == "level" and k.level}
+    placed = []
     for p in game.pieces:
         k = classify(p)
         if not k.table:
             continue
-        x, y = p.x - MAP_EDGE + shift[0], p.y - MAP_EDGE + shift[1]
-        hex_name = None
-        off = None
-        if 0 <= x < geo.grid_width and 0 <= y < geo.grid_height:
-            c, r = geo.hex_at(x, y)
-            h = Hex(c, r)
-            on_board = any(bp.from_map(h) is not None for bp in m.depiction.boards) and not m.terrain(h).offboard
-            if on_board:
-                hex_name = m.name_of(h)
-                cx, cy = geo.centre(c, r)
-                off = ((x - cx) ** 2 + (y - cy) ** 2) ** 0.5
-                if off > _VERTEX_NEAR * 2 and k.table == "unit":
-                    # VASL snaps a piece to a hex centre, or to a vertex for a unit in Bypass (A4.34)
-                    for n in range(6):
-                        v = h.vertex(n)
-                        (gx, gy) = v.point()
-                        vx, vy = gx * vasl.HEX_WIDTH / 3, (gy - 1) * vasl.HEX_HEIGHT / 2
-                        if ((x - vx) ** 2 + (y - vy) ** 2) ** 0.5 <= _VERTEX_NEAR:
-                            hex_name = m.name_of(Location(h, vertex=v))
-                            off = ((x - vx) ** 2 + (y - vy) ** 2) ** 0.5
-                            break
-        side = p.nationality
-        if k.table == "unit" or (hex_name is None and k.kind in ("vehicle", "wreck")):
-            entry: dict[str, object] = {"name": p.name, "kind": k.kind if k.table == "unit" else "vehicle"}
-            if side:
-                entry["side"] = side
-            if hex_name is not None:
-                entry["at"] = hex_name
-            units.append(entry)
-            placed.append(Placed(p, k, entry, hex_name, off))
+        spot = _locate(m, frame, p, k)
+        got = _entry(m, p, k, spot, levels.get((p.x, p.y)), unsupported)
+        if isinstance(got, str):
+            placed.append(Placed(p, k, None, m.name_of(spot.hex) if spot else None, spot.off if spot else None, got))
+            unsupported.append(f"{p.name}" + (f" in {m.name_of(spot.hex)}" if spot else "") + f": {got}")
             continue
-        if hex_name is None:
-            placed.append(Placed(p, k, None, None, None, "off the map"))
-            unsupported.append(f"{p.name}: a {k.kind} counter off the map (not carried)")
-            continue
-        entry = {"type": k.kind, "at": hex_name}
-        if k.kind == "smoke":
-            kind = k.detail if k.detail in ("smoke", "wp") else "dispersed-smoke"
-            entry.update(strength=int(default_chart().param(_SMOKE_PARAM[kind]).value), kind=kind)
-        elif k.kind in ("vehicle", "wreck"):
-            entry["name"] = p.name
-            if p.facing is not None and p.facings == 6:
-                entry["facing"] = p.facing
-        elif k.kind in ("wire", "roadblock", "mines"):
-            placed.append(Placed(p, k, None, hex_name, off, f"{k.kind} is not carried from a save"))
-            why = {"mines": "the save does not give their strength", "wire": "the map format has no wire",
-                   "roadblock": "a roadblock lies on a hexside the piece's position does not name"}[k.kind]
-            unsupported.append(f"{p.name} in {hex_name}: {k.kind} counters are not carried from a save ({why})")
-            continue
-        counters.append(entry)
-        placed.append(Placed(p, k, entry, hex_name, off))
-    if counters:
-        data["counter"] = counters
-    if units:
-        data["unit"] = units
-    Map.from_data(data)  # what is written must load
-    return SaveImport(data, unsupported, placed, game)
+        where = got.get("at", got.get("hexside"))
+        placed.append(Placed(p, k, got, str(where) if where is not None else None, spot.off if spot else None))
+    return placed
+
+
+def _locate(m: Any, frame: _Frame, p: Piece, k: Kind) -> _Spot | None:
+    """The spot of piece ``p`` on the map, or None when it is off the boards (or on a hex cropped away)."""
+    from .grid import Hex
+
+    got = frame.to_grid(p.x, p.y)
+    if got is None:
+        return None
+    x, y = got
+    geo = frame.grid
+    if not (0 <= x < geo.grid_width and 0 <= y < geo.grid_height):
+        return None
+    h = Hex(*geo.hex_at(x, y))
+    if not any(bp.from_map(h) is not None for bp in m.depiction.boards) or m.terrain(h).offboard:
+        return None
+    cx, cy = geo.centre(h.col, h.row)
+    off = math.hypot(x - cx, y - cy)
+    if off <= _SNAPPED:
+        return _Spot(h, off)
+    if k.table == "unit":  # VASL snaps a unit in Bypass to a vertex (A4.34)
+        for v in (h.vertex(n) for n in range(6)):
+            d = math.hypot(x - _px(v.point())[0], y - _px(v.point())[1])
+            if d <= _VERTEX_NEAR:
+                return _Spot(h, d, vertex=v)
+    elif k.kind in ("vehicle", "wreck", "roadblock"):  # on a hexside: in Bypass along it, or a roadblock
+        for hs in h.hexsides():
+            if any(o not in m for o in hs.hexes):
+                continue
+            (ax, ay), (bx, by) = (o.centre() for o in hs.hexes)
+            mx, my = _px(((ax + bx) / 2, (ay + by) / 2))
+            d = math.hypot(x - mx, y - my)
+            if d <= _HEXSIDE_NEAR:
+                return _Spot(_bypassed_hex(m, hs, h), d, hexside=hs)
+    return _Spot(h, off)
+
+
+def _px(point: tuple[float, float]) -> tuple[float, float]:
+    # grid.py's scaled point (3·col, 2·row + col % 2 for a centre) as a pixel of VASL's layout
+    from .vasl import HEX_HEIGHT, HEX_WIDTH
+
+    return point[0] * HEX_WIDTH / 3, (point[1] - 1) * HEX_HEIGHT / 2
+
+
+def _bypassed_hex(m: Any, hs: Any, near: Any) -> Any:
+    """The hex a vehicle on hexside ``hs`` is in: the one of its two hexes with an obstacle it bypasses (A4.3,
+    D2.3), else the hex the pixel lies in."""
+    obstacle = [h for h in hs.hexes if m.terrain(h).terrain not in ("open", "grain", "marsh")]
+    return obstacle[0] if len(obstacle) == 1 else near
+
+
+def _entry(m: Any, p: Piece, k: Kind, spot: _Spot | None, level: int | None,
+           notes: list[str]) -> dict[str, object] | str:
+    """The map entry of a piece at ``spot`` (None: off the map), or the reason it is not carried."""
+    if k.table == "unit" or (spot is None and k.kind in ("vehicle", "wreck")):
+        return _unit_entry(m, p, k, spot, level, notes)
+    if spot is None:
+        return f"a {k.kind} counter off the map (not carried)"
+    at = m.name_of(spot.hex)
+    if k.kind == "smoke":
+        from .chart import default_chart
+
+        kind = k.detail if k.detail in _SMOKE_PARAM else "smoke"
+        strength = k.strength if k.strength is not None else int(default_chart().param(_SMOKE_PARAM[kind]).value)
+        return {"type": "smoke", "at": at, "strength": strength, "kind": kind}
+    if k.kind in ("vehicle", "wreck"):
+        entry: dict[str, object] = {"type": k.kind, "at": at, "name": p.name}
+        if spot.hexside is not None:
+            entry["bypass"] = m.name_of(spot.hexside)
+        if p.facing is not None and p.facings == 6:
+            entry["facing"] = p.facing
+        return entry
+    if k.kind == "mines":
+        if k.strength is None:
+            return ("mines are not carried from a save when the counter gives no strength (B28.1: the factors "
+                    "of a minefield are its own); add a [[counter]] of type mines with its strength")
+        return {"type": "mines", "at": at, "kind": k.detail, "strength": k.strength}
+    if k.kind == "roadblock":
+        if spot.hexside is None:
+            return ("a roadblock lies on a hexside (B29.1), and this one sits in its hex rather than on one: not "
+                    "carried (add a [[counter]] of type roadblock with its hexside)")
+        return {"type": "roadblock", "hexside": m.name_of(spot.hexside)}
+    if k.kind == "wire":
+        return "Wire (B26) is not carried: the map format and the engines have no Wire counter"
+    return {"type": k.kind, "at": at}
+
+
+def _unit_entry(m: Any, p: Piece, k: Kind, spot: _Spot | None, level: int | None,
+                notes: list[str]) -> dict[str, object]:
+    """A ``[[unit]]`` entry: ``at`` its Location (a building level where a level marker lies on it, a vertex
+    in Bypass), none off the map."""
+    from .model import Location
+
+    entry: dict[str, object] = {"name": p.name, "kind": k.kind if k.table == "unit" else "vehicle"}
+    if p.nationality:
+        entry["side"] = p.nationality
+    if spot is not None:
+        entry["at"] = m.name_of(Location(spot.hex, vertex=spot.vertex))
+        if level and spot.vertex is None:
+            try:
+                entry["at"] = m.name_of(m.parse_location(f"{m.name_of(spot.hex)}/{level}"))
+            except MapError as e:
+                notes.append(f"{p.name} in {entry['at']}: a level {level} marker lies on it, but {e}; placed at "
+                             "ground level")
+    return entry
