@@ -6,6 +6,7 @@ import re
 from fractions import Fraction
 from importlib.resources import files
 from pathlib import Path
+from typing import Any, Callable
 
 import pytest
 
@@ -169,3 +170,65 @@ def test_the_bundled_chart_read_without_validation_equals_the_validated_one() ->
     for table in ("terrain", "hexside", "building_height", "params", "judgments"):
         assert getattr(fast, table) == getattr(checked, table), table
     assert fast.all_values() == checked.all_values() and len(fast.all_values()) > 100
+
+
+# ------------------------------------------------------------------ the declared entries (issue 10 item 5)
+
+def _bundled_doc_with(table: str, change: Callable[[dict[str, Any]], Any]) -> dict[str, Any]:
+    import copy
+
+    from asl_terrain.chart import _bundled_document
+
+    doc = copy.deepcopy(_bundled_document())
+    change(doc[table])
+    return doc
+
+
+def test_every_param_and_judgment_is_a_typed_field_of_the_declaration() -> None:
+    """chart.parameters / chart.judgment_calls hold the very values chart.param / chart.judgment give."""
+    from dataclasses import fields
+
+    from asl_terrain.chart import Judgments, Params
+
+    c = default_chart()
+    assert [f.name for f in fields(Params)] == list(c.params)
+    assert [f.name for f in fields(Judgments)] == list(c.judgments)
+    for name in c.params:
+        assert getattr(c.parameters, name) is c.param(name)
+    for name in c.judgments:
+        assert getattr(c.judgment_calls, name) is c.judgment(name)
+    assert c.parameters.cot_doubled_up.value == 2 and c.parameters.cot_doubled_up.rule == "B10.4"
+    assert c.judgment_calls.wall_on_hillside.value == "higher-hex"
+    with pytest.raises(AttributeError):
+        c.parameters.cot_doubled_up = c.parameters.smoke_cot  # type: ignore[misc]
+
+
+@pytest.mark.parametrize("table, change, words", [
+    ("param", lambda t: t.update(unread_mf={"value": 1, "rule": "B1", "tag": "U"}),
+     "param.unread_mf: no engine reads this entry (chart.Params does not declare it); expected only the 74 entries"),
+    ("judgment", lambda t: t.update(unread={"value": True, "rule": "B1", "tag": "U"}),
+     "judgment.unread: no engine reads this entry (chart.Judgments does not declare it)"),
+    ("param", lambda t: t.pop("smoke_cot"), "param.smoke_cot: required entry is missing (chart.Params declares it"),
+    ("param", lambda t: t["grain_season"].update(value=[4, 13]),
+     "param.grain_season.value: expected a list of months (whole numbers 1-12)"),
+    ("param", lambda t: t["smoke_cot"].update(value="one"), "param.smoke_cot.value: expected a number, got 'one'"),
+    ("judgment", lambda t: t["up_slope_relative"].update(value="yes"),
+     "judgment.up_slope_relative.value: expected true or false"),
+    ("param", lambda t: t["bypass_terrain"].update(value=[1]), "param.bypass_terrain.value: expected a list of names"),
+])
+def test_a_chart_entry_the_declaration_does_not_have_is_refused_at_load(table: str, change: Any, words: str) -> None:
+    """The bundled chart is frozen into chart.Params/Judgments at load (load_chart() builds it as here, without
+    the user-chart validation): an entry no engine reads, a declared entry missing or a value of another type
+    stops the load, naming the file and the key; so the bundled chart loading at all proves it has none."""
+    from asl_terrain.chart import BUNDLED_SOURCE, Chart
+
+    with pytest.raises(ChartError) as e:
+        Chart(_bundled_doc_with(table, change), BUNDLED_SOURCE)
+    assert str(e.value).startswith(BUNDLED_SOURCE + ": ") and words in str(e.value), str(e.value)
+
+
+def test_a_user_chart_entry_the_declaration_does_not_have_is_refused(tmp_path: Path) -> None:
+    path = _user_chart(tmp_path, "[judgment]\nroad_bonus_first_hexside = false\n")
+    with pytest.raises(ChartError) as e:
+        load_chart(path)
+    assert str(e.value).startswith(path) and "judgment.road_bonus_first_hexside: unknown entry" in str(e.value)

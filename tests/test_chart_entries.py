@@ -37,10 +37,13 @@ def _source_text() -> str:
 
 
 def test_every_param_and_judgment_is_named_in_the_engines() -> None:
+    """Each declared entry (chart.Params, chart.Judgments: the bundled chart loads only when it has exactly
+    these) is read by name (``chart.param("x")``) or as a typed field (``chart.parameters.x``)."""
     src = _source_text()
     doc = _bundled()
-    unread = [f"{table}.{name}" for table in ("param", "judgment") for name in doc[table]
-              if not re.search(r"[\"']" + re.escape(name) + r"[\"']", src)]
+    unread = [f"{table}.{name}" for table, typed in (("param", "parameters"), ("judgment", "judgment_calls"))
+              for name in doc[table]
+              if not re.search(r"[\"']" + re.escape(name) + r"[\"']|\b" + typed + r"\." + re.escape(name) + r"\b", src)]
     assert unread == []
 
 

@@ -13,12 +13,12 @@ from __future__ import annotations
 
 import math
 import tomllib
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from fractions import Fraction
 from functools import lru_cache
 from importlib.resources import files
 from pathlib import Path
-from typing import Any, Literal, Mapping
+from typing import Any, Generic, Literal, Mapping, TypeVar
 
 from .errors import ChartError
 from .limits import decode_bytes, guard_text
@@ -87,11 +87,18 @@ def _frac(v: Any) -> Any:
     return v
 
 
+T = TypeVar("T")
+#: the value of a list-of-months entry (``grain_season``: months 1-12)
+Months = tuple[Fraction, ...]
+#: the value of a list-of-names entry (terrain keys, unit classes, weather, depths)
+Names = tuple[str, ...]
+
+
 @dataclass(frozen=True, slots=True)
-class Value:
+class Value(Generic[T]):
     """One chart value with its source: ``value`` (Fraction, bool, str or tuple), ``rule``, ``tag``, ``note``."""
 
-    value: Any
+    value: T
     rule: str
     tag: str
     note: str = ""
@@ -146,12 +153,17 @@ def _group(g: Mapping[str, Any] | None, where: str) -> Group | None:
     return Group(values, g["rule"], g["tag"], g.get("note", ""))
 
 
-def _value(v: Mapping[str, Any]) -> Value:
+def _value(v: Mapping[str, Any]) -> Value[Any]:
     return Value(_frac(v["value"]), v["rule"], v["tag"], v.get("note", ""))
 
 
 class Chart:
-    """The frozen terrain chart. ``source`` says where it came from."""
+    """The frozen terrain chart. ``source`` says where it came from.
+
+    ``parameters`` (:class:`Params`) and ``judgment_calls`` (:class:`Judgments`) hold the ``[param]`` and
+    ``[judgment]`` entries as typed fields (``chart.parameters.cot_doubled_up.value`` is a Fraction);
+    :meth:`param` and :meth:`judgment` read the same values by name.
+    """
 
     def __init__(self, data: Mapping[str, Any], source: str) -> None:
         """``data``: a valid chart document (as :func:`parse_chart` checks it)."""
@@ -168,15 +180,17 @@ class Chart:
         self.building_height = {k: _value(v) for k, v in data["building_height"].items()}
         self.params = {k: _value(v) for k, v in data["param"].items()}
         self.judgments = {k: _value(v) for k, v in data["judgment"].items()}
+        self.parameters = _declared(Params, "param", self.params, source)
+        self.judgment_calls = _declared(Judgments, "judgment", self.judgments, source)
 
-    def param(self, name: str) -> Value:
+    def param(self, name: str) -> Value[Any]:
         """A named parameter. :raises ChartError: naming it when the chart lacks it."""
         try:
             return self.params[name]
         except KeyError:
             raise ChartError(f"{self.source}: the chart has no param.{name}") from None
 
-    def judgment(self, name: str) -> Value:
+    def judgment(self, name: str) -> Value[Any]:
         try:
             return self.judgments[name]
         except KeyError:
@@ -546,3 +560,168 @@ def _check_entry(where: str, e: dict[str, Any], b: dict[str, Any], problems: lis
         for k in bgrp:
             if k not in grp and k not in ("rule", "tag", "note"):
                 problems.append(f"{gw}.{k}: required key is missing")
+
+
+# --------------------------------------------------------------------------- the entries the engines read
+# The declaration of every [param] and [judgment] entry some engine reads, each with the type of its value.
+# A chart is frozen into these at load: an entry the chart has and the declaration lacks (read by no code,
+# so a player's correction would change nothing), an entry it lacks, or a value of another type is an
+# error naming the file and the key. A new entry is a row in terrain_chart.toml, a field here (in the
+# chart's order) and the code that reads it; tests/test_chart_entries.py proves each changes a ruling.
+
+
+@dataclass(frozen=True, slots=True)
+class Params:
+    """The ``[param]`` entries: the numbers, months and names the rules use."""
+
+    cot_doubled_up: Value[Fraction]
+    vehicle_up_level_mp: Value[Fraction]
+    vehicle_up_level_road_mp: Value[Fraction]
+    road_bonus_mf: Value[Fraction]
+    vehicle_in_hex_mp: Value[Fraction]
+    vehicle_in_hex_road_mp: Value[Fraction]
+    smoke_cot: Value[Fraction]
+    up_slope_mf: Value[Fraction]
+    up_slope_mp: Value[Fraction]
+    skis_down_slope_bonus_mf: Value[Fraction]
+    stairwell_mf: Value[Fraction]
+    bypass_mf: Value[Fraction]
+    vbm_factor: Value[Fraction]
+    narrow_street_vbm_factor: Value[Fraction]
+    vca_change_mp: Value[Fraction]
+    vca_change_in_obstacle_mp: Value[Fraction]
+    narrow_street_smoke_bypass: Value[Fraction]
+    motorcycle_vca_180_fraction: Value[Fraction]
+    very_small_vca_180_fraction: Value[Fraction]
+    stream_woods_crest_mf: Value[Fraction]
+    stream_pine_woods_crest_mf: Value[Fraction]
+    stream_brush_crest_mf: Value[Fraction]
+    stream_orchard_crest_mf: Value[Fraction]
+    crest_status_mf: Value[Fraction]
+    orchard_season: Value[Months]
+    grain_season: Value[Months]
+    grain_hindrance_season: Value[Months]
+    hindrance_blocks_at: Value[Fraction]
+    up_slope_height: Value[Fraction]
+    hindrance_height: Value[Fraction]
+    vehicle_hindrance: Value[Fraction]
+    smoke_counter_hindrance: Value[Fraction]
+    wp_counter_hindrance: Value[Fraction]
+    dispersed_smoke_hindrance: Value[Fraction]
+    dispersed_wp_hindrance: Value[Fraction]
+    smoke_height: Value[Fraction]
+    blind_hex_range_step: Value[Fraction]
+    slope_tem: Value[Fraction]
+    fire_lane_slope_drm: Value[Fraction]
+    height_advantage_tem: Value[Fraction]
+    ffmo_drm: Value[Fraction]
+    ffnam_drm: Value[Fraction]
+    stacking_squads: Value[Fraction]
+    culvert_stacking_squads: Value[Fraction]
+    steeple_stacking_squads: Value[Fraction]
+    tca_change_target: Value[Fraction]
+    tca_change_failure_mp: Value[Fraction]
+    tca_change_max_attempts: Value[Fraction]
+    tca_drm_LL: Value[Fraction]
+    tca_drm_L: Value[Fraction]
+    tca_drm_star: Value[Fraction]
+    tca_drm_bu: Value[Fraction]
+    tca_min_caliber: Value[Fraction]
+    street_fighting_cc_drm: Value[Fraction]
+    stone_rubble_drm: Value[Fraction]
+    stacking_smc: Value[Fraction]
+    entrenchment_forbidden_terrain: Value[Names]
+    mines_forbidden_terrain: Value[Names]
+    entrenchment_tem: Value[Fraction]
+    mud_tem: Value[Fraction]
+    deep_snow_tem: Value[Fraction]
+    rooftop_tem: Value[Fraction]
+    frigid_water_depths: Value[Names]
+    borderline_tolerance: Value[Fraction]
+    bypass_terrain: Value[Names]
+    entrenchment_indirect_tem: Value[Fraction]
+    indirect_building_level_tem: Value[Fraction]
+    crest_status_tem: Value[Fraction]
+    half_squad_equivalents: Value[Fraction]
+    vca_obstacle_terrain: Value[Names]
+    road_bonus_units: Value[Names]
+    road_bonus_lost_weather: Value[Names]
+    elevation_change_weather: Value[Names]
+    cavalry_charge_na_terrain: Value[Names]
+
+
+@dataclass(frozen=True, slots=True)
+class Judgments:
+    """The ``[judgment]`` entries: the readings of ambiguous rule text the engines follow."""
+
+    up_slope_locations: Value[str]
+    up_slope_relative: Value[bool]
+    orchard_same_base_level: Value[bool]
+    slope_tem_vs_ffmo: Value[bool]
+    narrow_street_smoke_replaces_cot: Value[bool]
+    rout_across_narrow_street: Value[bool]
+    wagon_half_bypass: Value[bool]
+    smc_in_small_locations: Value[bool]
+    mines_revealed_exemption: Value[str]
+    rubble_removes_mines: Value[str]
+    culvert_frigid_always: Value[bool]
+    narrow_street_crossing_is_road: Value[bool]
+    blaze_entry_na: Value[bool]
+    wagon_cot_doubled_up: Value[bool]
+    bypass_entry_crosses_hexside: Value[bool]
+    hexside_tem_not_cumulative: Value[bool]
+    road_target_point: Value[str]
+    snap_shot_open_ground: Value[bool]
+    bypass_tem_through_obstacle: Value[bool]
+    stream_depiction_entry: Value[str]
+    roadblock_hexside_los: Value[str]
+    aerial_uses_indirect_tem: Value[bool]
+    frigid_in_stream: Value[bool]
+    roadblock_los_own_hex: Value[bool]
+    stream_depiction_clear: Value[bool]
+    counters_whole_hex: Value[bool]
+    fence_denies_road_bonus: Value[bool]
+    orchard_out_of_season_los: Value[str]
+    wall_vertex_both_sides: Value[bool]
+    wall_on_hillside: Value[str]
+    bocage_vertex: Value[str]
+
+
+def _is_months(v: Any) -> bool:
+    return isinstance(v, tuple) and all(isinstance(x, Fraction) and x.denominator == 1 and 1 <= x <= 12 for x in v)
+
+
+#: each declared type: the test a value passes and what the message says was expected
+_KINDS: dict[str, tuple[Any, str]] = {
+    "Value[Fraction]": (lambda v: isinstance(v, Fraction), "a number"),
+    "Value[bool]": (lambda v: isinstance(v, bool), "true or false"),
+    "Value[str]": (lambda v: isinstance(v, str), "a string (a reading)"),
+    "Value[Months]": (_is_months, "a list of months (whole numbers 1-12)"),
+    "Value[Names]": (lambda v: isinstance(v, tuple) and all(isinstance(x, str) for x in v), "a list of names"),
+}
+#: each declaration's fields and their types (the annotations, as text)
+_FIELDS: dict[type, dict[str, str]] = {cls: {f.name: str(f.type) for f in fields(cls)} for cls in (Params, Judgments)}
+
+D = TypeVar("D", Params, Judgments)
+
+
+def _declared(cls: type[D], table: str, values: Mapping[str, Value[Any]], source: str) -> D:
+    """``values`` (one table of a chart) frozen into its declaration ``cls``.
+
+    :raises ChartError: naming ``source`` and each entry the declaration lacks, each declared entry
+        missing and each value of another type than declared.
+    """
+    declared = _FIELDS[cls]
+    name = f"chart.{cls.__name__}"
+    problems = [f"{table}.{k}: no engine reads this entry ({name} does not declare it); expected only the "
+                f"{len(declared)} entries {name} declares" for k in values if k not in declared]
+    for k, kind in declared.items():
+        if k not in values:
+            problems.append(f"{table}.{k}: required entry is missing ({name} declares it: an engine reads it)")
+            continue
+        ok, what = _KINDS[kind]
+        if not ok(values[k].value):
+            problems.append(f"{table}.{k}.value: expected {what}, got {_show_got(values[k].value)}")
+    if problems:
+        raise ChartError(_summary(source, problems))
+    return cls(**values)
