@@ -95,3 +95,28 @@ def test_bridge_level_is_checked() -> None:
     with pytest.raises(MapError, match="below the hex's Crest level"):
         Map.from_data({**base, "hex": [{"at": ["B2"], "level": 1, "stream": "shallow", "bridge": "stone",
                                         "bridge_level": 0}]})
+
+
+# ------------------------------------------------------------------ cliffs: fire down a cliff (B11.31)
+
+
+@pytest.fixture(scope="module")
+def cliff() -> Map:
+    # B2, B3 a level-1 hill; C3 at level 0 across the cliff hexside B3-C3; C2 at level 0 across a plain
+    # Crest Line B2-C2
+    return Map.from_data({"format": "asl-terrain/1", "columns": ["A", "E"], "rows": [1, 5],
+                          "hex": [{"at": ["B2", "B3"], "level": 1}],
+                          "hexside": [{"at": ["B3-C3"], "cliff": True}]})
+
+
+def test_b11_31_no_ordnance_down_a_cliff_to_the_adjacent_lower_hex(cliff: Map) -> None:
+    """B11.31: ordnance may not fire through a cliff hexside to an adjacent lower hex; Small Arms may, and so
+    may ordnance across a plain Crest Line, from below, or at a hex that is not adjacent."""
+    loc = cliff.parse_location
+    down = tem(cliff, loc("C3"), [loc("B3")], "ordnance")
+    assert not down.affected and "B11.31" in down.rules()
+    assert tem(cliff, loc("C3"), [loc("B3")], "small-arms").affected
+    assert tem(cliff, loc("C2"), [loc("B2")], "ordnance").affected  # B2-C2 is no cliff
+    assert tem(cliff, loc("B3"), [loc("C3")], "ordnance").affected  # fire up the cliff: B11.31 says nothing
+    r = tem(cliff, loc("D3"), [loc("B3")], "ordnance")
+    assert "B11.31" not in r.rules()  # not adjacent

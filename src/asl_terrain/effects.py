@@ -781,7 +781,7 @@ def _member(c: _Attack) -> _Member:
     if decided is not None:
         return decided
     c = c.traced()
-    for decide in (no_los_no_effect, up_slope_fire_lane_base_level):
+    for decide in (no_los_no_effect, up_slope_fire_lane_base_level, no_ordnance_down_a_cliff):
         decided = decide(c)
         if decided is not None:
             return decided
@@ -825,6 +825,22 @@ def up_slope_fire_lane_base_level(c: _Attack) -> _Member | None:
     return c.cannot("an Up-Slope attacker's Fire Lane cannot affect a target at a different Base Level (P2.42)",
                     f"{m.name_of(firer)} is Up-Slope and {c.tname} lies at a different Base Level: the Fire Lane "
                     "cannot affect it (P2.42).", "P2.42")
+
+
+def no_ordnance_down_a_cliff(c: _Attack) -> _Member | None:
+    """B11.31: no ordnance (nor vehicle armament or IFE) may fire through a cliff hexside to an adjacent lower
+    level hex (LATW other than PIAT and MTR of minimum range 1 excepted: not told apart here); other SW and
+    Small Arms Fire are not so restricted."""
+    m, firer, target = c.m, c.firer, c.target
+    if c.attack != "ordnance" or firer is None or not firer.hex.is_adjacent(target.hex):
+        return None
+    hs = Hexside.of(firer.hex, target.hex)
+    if not m.hexside(hs).cliff or location_elevation(m, firer, c.chart) <= location_elevation(m, target, c.chart):
+        return None
+    return c.cannot(f"ordnance may not fire through the cliff hexside {m.name_of(hs)} to the adjacent lower hex "
+                    f"{m.name_of(target.hex)} (B11.31)",
+                    f"{m.name_of(firer)} is above {c.tname} across the cliff hexside {m.name_of(hs)}: ordnance may "
+                    "not fire through it to the adjacent lower hex (B11.31).", "B11.31")
 
 
 def snap_shot_traced_to_declared_vertex(c: _Attack, t: _Tally) -> _Tally:
