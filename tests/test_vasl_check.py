@@ -122,7 +122,7 @@ def test_bridge_hexes_are_seen_from_the_crest() -> None:
     """bd05 Y8 is a gully hex under a bridge: VASL's centre Location is the bridge deck at the Crest
     level, and so is the map's (issue 11: `bridge = "stone"`, the plain name is on the bridge), so the
     cross-check asks exactly what a plain `los` asks."""
-    from asl_terrain.cli.vasl import cross_check
+    from asl_terrain.crosscheck import cross_check
 
     m = imported("bd05")
     res = cross_check(m, "bd05", limit=2000)
@@ -139,7 +139,7 @@ def test_bridge_hexes_are_seen_from_the_crest() -> None:
 @pytest.mark.parametrize("board", BOARDS)
 def test_agreement_with_vasl_meets_issue_6(board: str) -> None:
     """Blocked/clear agreement with VASL on every ordered pair (ERROR and same-hex pairs left out)."""
-    from asl_terrain.cli.vasl import cross_check
+    from asl_terrain.crosscheck import cross_check
 
     res = cross_check(imported(board), board)
     overall, clear = TARGETS[board]
@@ -154,7 +154,7 @@ def test_agreement_with_vasl_meets_issue_6(board: str) -> None:
 @needs_vasl
 def test_whole_hex_depiction_agrees_less() -> None:
     """The artwork is what lifts the agreement: whole hexes on bd01 agree on far fewer VASL-clear pairs."""
-    from asl_terrain.cli.vasl import cross_check
+    from asl_terrain.crosscheck import cross_check
 
     whole = cross_check(imported("bd01", artwork=False), "bd01", limit=30_000)
     art = cross_check(imported("bd01"), "bd01", limit=30_000)
@@ -163,7 +163,8 @@ def test_whole_hex_depiction_agrees_less() -> None:
 
 @needs_vasl
 def test_vasl_check_writes_summary_and_pictures(tmp_path: Path) -> None:
-    from asl_terrain.cli.vasl import CAUSES, cross_check, write_report
+    from asl_terrain.cli.vasl import write_report
+    from asl_terrain.crosscheck import CAUSES, cross_check
 
     m = imported("bdBFPL")
     res = cross_check(m, "bdBFPL", limit=6000, examples=2)

@@ -125,7 +125,7 @@ def test_b9_5_crossing_bocage_costs_two_and_cot(bocage: Map, unit: object, want:
 def test_bfpf_bocage_is_carried_and_blocks_as_vasl_does() -> None:
     """bdBFPF's 79 bocage hexsides are imported as `bocage`, nothing about bocage is left out, and on a
     sample of pairs the blocked/clear agreement with VASL is what bocage makes it."""
-    from asl_terrain.cli.vasl import cross_check
+    from asl_terrain.crosscheck import cross_check
 
     res = vasl.import_boards(["bdBFPF"])
     sides = [h for h in res.map["hexside"] if h.get("bocage")]
@@ -243,7 +243,7 @@ def test_bd05_bridges_are_carried_and_the_check_asks_what_plain_los_asks() -> No
     """bd05's three single-hex stone bridges over its gully are `bridge = "stone"` hexes (nothing about them
     left out); the cross-check rules each pair as a plain `los FROM TO` does (the bridge, B6), and agrees
     with VASL as issue 6 asked."""
-    from asl_terrain.cli.vasl import cross_check
+    from asl_terrain.crosscheck import cross_check
 
     res = vasl.import_boards(["bd05"])
     bridges = [h for h in res.map["hex"] if h.get("bridge")]
@@ -288,7 +288,7 @@ def test_bd10_rowhouse_walls_are_carried_and_block() -> None:
 def test_vasl_check_counts_asl_terrain_wrong_and_unexplained_apart() -> None:
     """Every class names who is right by its rule; the summary counts the pairs where asl-terrain is wrong
     (bd13's elevated road is not carried) and the unexplained ones separately."""
-    from asl_terrain.cli.vasl import _VERDICTS, CAUSES, cross_check
+    from asl_terrain.crosscheck import _VERDICTS, CAUSES, cross_check
 
     assert all(c.verdict in _VERDICTS for c in CAUSES.values())
     m = Map.from_data(vasl.import_boards(["bd13"]).map, source="<bd13>")
@@ -393,7 +393,7 @@ def test_issue_11_agreement_on_the_new_boards(board: str) -> None:
     third line of the oracle), with at most 0.1 % unexplained."""
     if DATA is None or not (DATA / "oracle" / f"{board}.los.gz").is_file():
         pytest.skip(f"the VASL data for {board} is not found: set ASL_TERRAIN_VASL or put it in ../shared/vasl")
-    from asl_terrain.cli.vasl import cross_check
+    from asl_terrain.crosscheck import cross_check
 
     m = Map.from_data(vasl.import_boards([board]).map, source=f"<{board}>")
     cc = cross_check(m, board, every=3)

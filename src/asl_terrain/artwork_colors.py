@@ -823,7 +823,7 @@ def read_colour_board(path: str | Path, table: TerrainTable | None = None,
     name = file.name[2:] if file.name.lower().startswith("bd") else file.name
     building_types = {str(k): str(v) for k, v in ann.get("building_types", {}).items()}
     if "BoardMetadata.xml" in members:  # an LOS board's own building types (how VASL made its LOSData)
-        from asl_terrain.vasl import _parse_board_metadata
+        from asl_terrain.vasl.archive import _parse_board_metadata
 
         with zipfile.ZipFile(file) as z:
             meta = _parse_board_metadata(z.read("BoardMetadata.xml"), f"{source}:BoardMetadata.xml")

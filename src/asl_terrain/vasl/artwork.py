@@ -1,0 +1,398 @@
+"""The artwork as the hexes' depiction (A6.1): the boards' pixels placed on a map's grid, each reduced to
+the LOS feature it draws and the ground under it, for the LOS engine to ask what a thread meets; and
+loading a map's ``[depiction]``."""
+
+from __future__ import annotations
+
+import copy
+import math
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, cast
+
+import numpy as np
+
+from asl_terrain.errors import MapError
+
+from .archive import BoardArchive, TurnedBoard, read_board
+from .data import _ENV_VAR
+from .derive import _BUILDING_NAME
+from .geometry import _HALF_HEIGHT, _SIDE, HEX_HEIGHT, HEX_WIDTH, BoardGeometry, Hex, grid_pixel
+from .terrain import TerrainTable, TerrainType, load_terrain_table
+
+if TYPE_CHECKING:
+    from asl_terrain.model import Map
+
+
+# VASL terrain → the map terrain keys of the depiction feature it draws. Terrain without an LOS effect
+# of its own (open ground, roads, shellholes, depressions, hexside terrain, bridges, cliffs) is no
+# feature: walls and hedges are hexside features of the map, depressions its stream hexes.
+_FEATURE_TERRAIN: dict[str, str] = {
+    "Woods": "woods",
+    "Pine Woods": "pine-woods",
+    "Brush": "brush",
+    "Grain": "grain",
+    "Orchard": "orchard",
+    "Orchard, Out of Season": "orchard",
+    "Graveyard": "graveyard",
+    "Marsh": "marsh",
+    "Stone Rubble": "rubble",
+    "Wooden Rubble": "rubble",
+    "Stone Rubble Ground Level": "rubble",
+    "Wooden Rubble Ground Level": "rubble",
+}
+_ELEV_BIAS = 8  # a depiction code is feature * 32 + elevation + 8 (elevations -8 .. 23)
+_CODE_STEP = 32
+
+
+def _feature_keys(t: TerrainType) -> dict[str, Any] | None:
+    """The map terrain keys of the depiction feature a VASL terrain draws, or None (no LOS feature)."""
+    m = _BUILDING_NAME.fullmatch(t.name)
+    if m is not None:
+        keys: dict[str, Any] = {"terrain": "building", "building": m.group(1).lower()}
+        if m.group(2):
+            keys["building_type"] = "multi-level"
+            keys["upper_levels"] = t.height or int(m.group(2))
+        else:
+            keys["building_type"] = "single-story-house"
+        return keys
+    terrain = _FEATURE_TERRAIN.get(t.name)
+    if terrain is None:
+        return None
+    keys = {"terrain": terrain}
+    if terrain == "rubble":
+        keys["building"] = "stone" if t.name.startswith("Stone") else "wooden"
+    return keys
+
+
+def _ground_under_bridges(board: BoardArchive, table: TerrainTable) -> np.ndarray:
+    """The board's ground elevations (int16) with each bridge pixel lowered to the lowest ground drawn in its
+    hex: a bridge's deck is drawn at the level of the road it carries (bd13's elevated road crosses its
+    stream on bridges drawn at level 1), but a bridge is no hill a thread can be blocked by (B6: at most a
+    Hindrance to Locations beneath it)."""
+    ground = board.elevation.astype(np.int16)
+    codes = [c for c, t in table.types.items() if t.los_category == "BRIDGE"]
+    deck = np.isin(board.terrain, codes)
+    if not deck.any():
+        return ground
+    idx = board.geometry.hex_index_raster().astype(np.int64)
+    lowest = np.full(int(idx.max()) + 2, np.iinfo(np.int16).max, dtype=np.int16)
+    np.minimum.at(lowest, idx[~deck] + 1, ground[~deck])  # index -1 (no hex) goes to slot 0
+    under = lowest[idx[deck] + 1]
+    ground[deck] = np.where(under == np.iinfo(np.int16).max, ground[deck], np.minimum(ground[deck], under))
+    return ground
+
+
+class ThreadSample:
+    """The depiction codes under one thread, one sample per pixel step (see :meth:`ArtworkRaster.sample`).
+
+    ``between(t0, t1)`` gives the codes met between two parameters of the thread (0 at its start, 1 at
+    its end), both ends included.
+    """
+
+    __slots__ = ("codes", "n")
+
+    def __init__(self, codes: list[int], n: int) -> None:
+        self.codes = codes
+        self.n = n
+
+    def between(self, t0: float, t1: float) -> frozenset[int]:
+        """The codes met strictly inside [t0, t1]: the samples within one pixel step of either end are
+        left out, because the pixel holding a hexside or vertex point may be the neighbouring hex's
+        artwork; a stretch shorter than three steps gives its middle sample."""
+        n = self.n
+        a = math.ceil(t0 * n - 1e-9) + 1
+        b = math.floor(t1 * n + 1e-9) - 1
+        if b < a:
+            a = b = min(max(round((t0 + t1) * n / 2), 0), n)
+        return frozenset(self.codes[a : b + 1])
+
+
+class ArtworkRaster:
+    """The terrain artwork of VASL boards placed on a map grid: what a thread meets where it is drawn.
+
+    A6.1 traces LOS over the terrain *as depicted*; VASL does this by walking the thread pixel by
+    pixel over the board's LOS raster. This class holds the rasters of one or more boards pasted into
+    one frame, each pixel reduced to a *depiction code*: a feature (woods, a building of a given type,
+    brush, grain, marsh, orchard, graveyard, rubble, or none) and the ground elevation under it. The LOS
+    engine asks it which features a stretch of thread meets; the rules (heights, Hindrances, Blind
+    Hexes) stay the engine's.
+
+    :param boards: ``(archive, column offset, row offset)`` per board, as the map places them; offsets
+        must be even, so that a board keeps its column parity and whole-pixel position (a board to the
+        right of a 33-column board is at column offset 32: its column A is the first board's GG).
+    :param table: VASL's terrain table (default: the one in :func:`vasl_data_dir`).
+
+    Coordinates: a point of :mod:`asl_terrain.grid`'s scaled integer frame ``(X, Y)`` (a hex centre
+    is ``(3·col, 2·row + col % 2)``) is the pixel ``(18.75·X, 32.25·(Y − 1))``. This maps grid.py's
+    regular hexes exactly onto VASL's slightly wider ones, so a thread's parameter ``t`` is the same in
+    both frames.
+    """
+
+    def __init__(self, boards: Sequence[tuple[BoardArchive, int, int]], table: TerrainTable | None = None) -> None:
+        if not boards:
+            raise MapError("an artwork depiction needs at least one board")
+        table = table if table is not None else load_terrain_table()
+        self.table = table
+        features: list[dict[str, Any]] = [{}]
+        fid_of = np.zeros(256, dtype=np.uint16)
+        for code in range(256):
+            t = table.types.get(code)
+            keys = _feature_keys(t) if t is not None else None
+            if keys is None:
+                continue
+            if keys not in features:
+                features.append(keys)
+            fid_of[code] = features.index(keys)
+        self.features: tuple[dict[str, Any], ...] = tuple(features)
+        width = max(int(dc * HEX_WIDTH) + b.grid_width for b, dc, _ in boards)
+        height = max(int(dr * HEX_HEIGHT) + b.grid_height for b, _, dr in boards)
+        comb = np.full((width, height), _ELEV_BIAS, dtype=np.uint16)
+        self.placements: tuple[tuple[str, int, int], ...] = ()
+        self.archives: tuple[tuple[BoardArchive, int, int], ...] = tuple(boards)
+        placed = []
+        for b, dc, dr in boards:
+            if dc % 2 or dr % 2 or dc < 0 or dr < 0:
+                raise MapError(f"board {b.archive_name} at column offset {dc}, row offset {dr}: offsets must be "
+                               "even and not negative")
+            x0, y0 = int(dc * HEX_WIDTH), int(dr * HEX_HEIGHT)
+            ground = _ground_under_bridges(b, table)
+            codes = fid_of[b.terrain] * _CODE_STEP + (ground + _ELEV_BIAS).astype(np.uint16)
+            comb[x0 : x0 + b.grid_width, y0 : y0 + b.grid_height] = codes
+            placed.append((b.archive_name, dc, dr))
+        self.placements = tuple(placed)
+        self.width, self.height = width, height
+        cols = max(dc + b.width for b, dc, _ in boards)
+        rows = max(dr + b.height for b, _, dr in boards)
+        self.geometry = BoardGeometry(cols, rows, width, height)
+        self._flat: np.ndarray = comb.reshape(-1)
+        self._raster = comb
+        self._los_points: dict[tuple[float, float], tuple[float, float]] = {}
+        self._offsets: dict[tuple[int, int], np.ndarray] = {}
+        # a hex's codes are read from the combined raster when first asked for (one LOS reads few hexes)
+        self._hex_codes: dict[Hex, frozenset[int]] = {}
+        self._on_boards: set[Hex] = {(col + dc, row + dr) for b, dc, dr in boards for col, row in b.geometry.hexes}
+        # a board turned 180°: a thread between two of its points is walked on the board as printed, in
+        # its own frame, as VASL does (it turns the coordinates, not the board), so that LOS between two
+        # of its hexes is the printed board's to the pixel
+        self._turned: list[tuple[float, float, float, float, int, int, int, int, ArtworkRaster]] = []
+        for b, dc, dr in boards:
+            if isinstance(b, TurnedBoard):
+                x0, y0 = int(dc * HEX_WIDTH), int(dr * HEX_HEIGHT)
+                self._turned.append((x0, y0, x0 + b.grid_width, y0 + b.grid_height, dc, dr, b.width, b.height,
+                                     ArtworkRaster([(b.original, 0, 0)], table)))
+
+    # -- codes
+    @staticmethod
+    def decode(code: int) -> tuple[int, int]:
+        """``(feature id, ground elevation)`` of a depiction code."""
+        return code // _CODE_STEP, code % _CODE_STEP - _ELEV_BIAS
+
+    def code_at(self, x: int, y: int) -> int:
+        """The depiction code of pixel (x, y) of the combined frame (open ground at level 0 off it)."""
+        if 0 <= x < self.width and 0 <= y < self.height:
+            return int(self._raster[x, y])
+        return _ELEV_BIAS
+
+    @staticmethod
+    def pixel(point: tuple[float, float]) -> tuple[float, float]:
+        """The pixel position of a point of grid.py's scaled frame."""
+        return grid_pixel(point)
+
+    def los_point(self, point: tuple[float, float]) -> tuple[float, float]:
+        """Where a thread starts or ends in the raster: a hex's centre dot is its centre *pixel*, as VASL
+        takes it (truncated, and pulled in by one pixel on the right and bottom edges); any other point
+        (a Bypass vertex) is exact. A pixel (x, y) covers [x, x + 1) x [y, y + 1)."""
+        x, y = self.pixel(point)
+        gx, gy = point
+        if gx % 3 == 0 and (gy - (gx // 3) % 2) % 2 == 0:
+            return float(min(max(int(x), 0), self.width - 1)), float(min(max(int(y), 0), self.height - 1))
+        return x, y
+
+    def _codes_in_hex(self, col: int, row: int) -> frozenset[int]:
+        """Every code of the pixels touching the hex (its hexagon grown by 1.5 px)."""
+        cx, cy = col * HEX_WIDTH, row * HEX_HEIGHT - _HALF_HEIGHT * (1 - col % 2)
+        x0, x1 = max(int(cx - _SIDE - 2), 0), min(int(cx + _SIDE + 2) + 1, self.width)
+        y0, y1 = max(int(cy - _HALF_HEIGHT - 2), 0), min(int(cy + _HALF_HEIGHT + 2) + 1, self.height)
+        if x0 >= x1 or y0 >= y1:
+            return frozenset()
+        xs = np.arange(x0, x1, dtype=np.float64)[:, None] + 0.5
+        ys = np.arange(y0, y1, dtype=np.float64)[None, :] + 0.5
+        ax, ay = np.abs(xs - cx), np.abs(ys - cy)
+        grow = 1.5
+        inside = (ay <= _HALF_HEIGHT + grow) & (ax / (_SIDE + grow) + ay / (HEX_HEIGHT + 2 * grow) <= 1)
+        return frozenset(np.unique(self._raster[x0:x1, y0:y1][inside]).tolist())
+
+    def thread_pixels(self, p: tuple[float, float], q: tuple[float, float]) -> list[tuple[int, int]]:
+        """The pixels :meth:`sample` reads for the thread from ``p`` to ``q``, in order."""
+        x0, y0 = self.los_point(p)
+        x1, y1 = self.los_point(q)
+        n = max(int(math.ceil(max(abs(x1 - x0), abs(y1 - y0)))), 1)
+        out = []
+        for k in range(n + 1):
+            if float(x1 - x0).is_integer() and float(y1 - y0).is_integer():
+                x = int(x0) + (k * int(x1 - x0)) // n
+                y = int(y0) + (k * int(y1 - y0)) // n
+            else:
+                x, y = math.floor(x0 + k * (x1 - x0) / n), math.floor(y0 + k * (y1 - y0) / n)
+            out.append((x, y))
+        return out
+
+    def hexes_of_pixels(self, pixels: Sequence[tuple[int, int]]) -> list[Hex | None]:
+        """The map hex (col, row) holding each pixel (None off the raster), in one vectorised pass."""
+        xs = np.array([p[0] for p in pixels], dtype=np.float64)
+        ys = np.array([p[1] for p in pixels], dtype=np.float64)
+        ok = (xs >= 0) & (xs < self.width) & (ys >= 0) & (ys < self.height)
+        idx = self.geometry._hex_indices(np.where(ok, xs, 0), np.where(ok, ys, 0))
+        hexes = self.geometry.hexes
+        return [hexes[int(i)] if good and i >= 0 else None for i, good in zip(idx.tolist(), ok.tolist())]
+
+    def hex_of_pixel(self, x: int, y: int) -> Hex | None:
+        """The map hex (col, row) holding pixel (x, y), or None off the raster."""
+        if not (0 <= x < self.width and 0 <= y < self.height):
+            return None
+        return self.geometry.hexes[int(self.geometry._hex_indices(np.array([x]), np.array([y]))[0])]
+
+    def hex_codes(self, col: int, row: int) -> frozenset[int]:
+        """The depiction codes drawn in a hex (empty for a hex on no board)."""
+        got = self._hex_codes.get((col, row))
+        if got is None:
+            got = self._codes_in_hex(col, row) if (col, row) in self._on_boards else frozenset()
+            self._hex_codes[(col, row)] = got
+        return got
+
+    def sample(self, p: tuple[float, float], q: tuple[float, float], shift: float = 0.0) -> ThreadSample:
+        """The codes under the thread from grid point ``p`` to ``q``: one sample per pixel step.
+
+        Like VASL's walk, the thread is followed one pixel at a time along its longer axis; each
+        sample takes the pixel it falls in. Between two centre pixels the pixel offsets depend only on
+        the difference of the two pixels, so they are computed once per difference and reused.
+        ``shift`` moves the whole thread that many pixels to its left (negative: right), for the A6.1
+        borderline test.
+        """
+        if self._turned:
+            for x0, y0, x1, y1, dc, dr, w, h, view in self._turned:
+                (px, py), (qx, qy) = self.pixel(p), self.pixel(q)
+                if x0 <= px <= x1 and y0 <= py <= y1 and x0 <= qx <= x1 and y0 <= qy <= y1:
+                    # grid.py's scaled frame turned about the board's centre: X -> 3(w - 1) - X, Y -> 2h + 2 - Y
+                    def turn(g: tuple[float, float]) -> tuple[float, float]:
+                        return 3 * (w - 1) - (g[0] - 3 * dc), 2 * h + 2 - (g[1] - 2 * dr)
+                    return view.sample(turn(p), turn(q), shift)
+        a = self._los_points.get(p)
+        if a is None:
+            a = self._los_points[p] = self.los_point(p)
+        b = self._los_points.get(q)
+        if b is None:
+            b = self._los_points[q] = self.los_point(q)
+        x0, y0 = a
+        x1, y1 = b
+        dx, dy = x1 - x0, y1 - y0
+        if shift:
+            length = math.hypot(dx, dy) or 1.0
+            nx, ny = dy / length * shift, -dx / length * shift
+            x0, y0, x1, y1 = x0 + nx, y0 + ny, x1 + nx, y1 + ny
+        if not shift and dx.is_integer() and dy.is_integer():
+            key = (int(dx), int(dy))
+            offsets = self._offsets.get(key)
+            if offsets is None:
+                n = max(abs(key[0]), abs(key[1]), 1)
+                ks = np.arange(n + 1, dtype=np.int64)
+                ox = np.floor_divide(ks * key[0], n)
+                oy = np.floor_divide(ks * key[1], n)
+                offsets = self._offsets[key] = (ox * self.height + oy).astype(np.intp)
+            start = int(x0) * self.height + int(y0)
+            return ThreadSample(self._flat[start + offsets].tolist(), len(offsets) - 1)
+        n = max(int(math.ceil(max(abs(dx), abs(dy)))), 1)
+        steps = np.arange(n + 1, dtype=np.float64)
+        xs = np.floor(x0 + steps * (dx / n)).astype(np.intp)
+        ys = np.floor(y0 + steps * (dy / n)).astype(np.intp)
+        ok = (xs >= 0) & (xs < self.width) & (ys >= 0) & (ys < self.height)
+        codes = np.full(xs.shape, _ELEV_BIAS, dtype=np.uint16)
+        codes[ok] = self._flat[xs[ok] * self.height + ys[ok]]
+        return ThreadSample(cast("list[int]", codes.tolist()), n)
+
+
+def _resolve_archive(ref: str, base: str) -> Path | str:
+    p = Path(ref)
+    if not p.is_absolute() and base and (Path(base) / p).exists():
+        return Path(base) / p
+    if p.exists():
+        return p
+    return ref  # an archive name, looked up in the VASL data directory by read_board
+
+
+def load_artwork(depiction: Any) -> ArtworkRaster:
+    """The :class:`ArtworkRaster` of a map's ``[depiction]`` (a :class:`asl_terrain.model.Depiction`):
+    its boards' archives read (paths relative to the map file, or archive names in the VASL data
+    directory) and placed. Read anew on each call: :func:`map_artwork` keeps it with its map.
+
+    :raises MapError: an archive or the terrain table cannot be found or read.
+    """
+    table = None
+    if depiction.terrain_table:
+        table = load_terrain_table(_resolve_archive(depiction.terrain_table, depiction.base))
+    boards = []
+    for b in depiction.boards:
+        try:
+            archive = read_board(_resolve_archive(b.archive, depiction.base))
+        except MapError as exc:
+            raise MapError(f"the map's artwork depiction needs board archive {b.archive!r}: {exc} "
+                           f"(paths are relative to the map file; archive names are looked up in the VASL "
+                           f"data directory, ${_ENV_VAR})") from None
+        if getattr(b, "overlays", ()):
+            from asl_terrain.overlays import lay_overlays  # overlays laid on the board (VASL's ovr archives)
+
+            archive = lay_overlays(archive, b.overlays, depiction.base, table)
+        boards.append((TurnedBoard(archive) if getattr(b, "flipped", False) else archive, b.column, b.row))
+    return _with_ssr(ArtworkRaster(boards, table), tuple(getattr(depiction, "ssr", ())))
+
+
+def _with_ssr(raster: ArtworkRaster, switches: tuple[str, ...]) -> ArtworkRaster:
+    # SSR switches change what the artwork's features count as (asl_terrain.ssr); the pixels stay shared
+    if not switches:
+        return raster
+    from asl_terrain import ssr
+
+    out = copy.copy(raster)
+    out.features = tuple(ssr.apply_feature(f, switches) for f in raster.features)
+    return out
+
+
+def map_artwork(m: Map) -> ArtworkRaster:
+    """The :class:`ArtworkRaster` of map ``m``'s ``[depiction]``, read once and kept with the map
+    (:meth:`asl_terrain.model.Map.derived`)."""
+    parent = m.ssr_parent
+    if parent is not None and m.depiction.ssr:  # the map before its SSR switches holds the pixels
+        return m.derived(("vasl.artwork",), lambda: _with_ssr(map_artwork(parent), m.depiction.ssr))
+    return m.derived(("vasl.artwork",), lambda: load_artwork(m.depiction))
+
+
+def vasl_walk(start: tuple[int, int], end: tuple[int, int]) -> list[tuple[int, int]]:
+    """The pixels VASL 6's LOS walk visits from one integer pixel to another, in order (for diagnosis:
+    the cross-check uses it to see what VASL's thread touched).
+
+    VASL steps column by column from the start's column to the end's; in each column it takes every
+    row from where the thread enters the column to where it leaves it, truncated to whole pixels. Its
+    rise per column is the height difference divided by the number of columns *plus one*, and the last
+    column leaves at the end's row. On steep threads this walk is two pixels wide.
+    """
+    sx, sy = start
+    tx, ty = end
+    col_dir = -1 if tx < sx else 1
+    row_dir = -1 if ty < sy else 1
+    n_cols = abs(tx - sx) + 1
+    rise = (ty - sy) / n_cols
+    enter = float(sy)
+    leave = enter + rise
+    x = sx
+    out: list[tuple[int, int]] = []
+    for col in range(n_cols):
+        y = int(enter)
+        for _ in range(abs(int(leave) - int(enter)) + 1):
+            out.append((x, y))
+            y += row_dir
+        enter = leave
+        x += col_dir
+        leave = float(ty) if col + 2 == n_cols else leave + rise
+    return out
+
