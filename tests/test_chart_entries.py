@@ -13,12 +13,14 @@ from typing import Any
 
 import pytest
 
+from asl_terrain import vsav
 from asl_terrain.chart import Chart, _bundled_text, default_chart, parse_chart
-from asl_terrain.effects import end_of_player_turn, place_rubble, rubble_drm, street_fighting, tca_change, tem
+from asl_terrain.effects import (can_remove, end_of_player_turn, place_rubble, rubble_drm, street_fighting,
+                                 tca_change, tem)
 from asl_terrain.grid import Hex, Hexside
 from asl_terrain.los import los
-from asl_terrain.model import Conditions, Map
-from asl_terrain.movement import move_cost, path
+from asl_terrain.model import Conditions, Map, load_demo
+from asl_terrain.movement import move_cost, path, vca_change
 from asl_terrain.setup import can_set_up, mines_must_be_revealed, squad_equivalents, stacking_limit
 from asl_terrain.units import Unit
 
@@ -58,6 +60,18 @@ def chart_with(table: str, name: str, value: str) -> Chart:
     new, n = pat.subn(lambda mm: mm.group(1) + value + mm.group(2), tail, count=1)
     assert n == 1, f"{table}.{name} not found"
     return parse_chart(head + new, f"test chart ({table}.{name} = {value})")
+
+
+@lru_cache(maxsize=None)
+def chart_tagged(table: str, name: str, tag: str) -> Chart:
+    """The bundled chart with ``table.name``'s tag replaced by ``tag``, as a player who checked the rule would."""
+    text = _bundled_text()
+    start = text.index(f"[{table}]")
+    pat = re.compile(r"^(" + re.escape(name) + r" = \{ value = .*?, tag = )\"[SVRU]\"", re.M)
+    head, tail = text[:start], text[start:]
+    new, n = pat.subn(lambda mm: mm.group(1) + f'"{tag}"', tail, count=1)
+    assert n == 1, f"{table}.{name} not found"
+    return parse_chart(head + new, f"test chart ({table}.{name} tagged {tag})")
 
 
 def M(hexes: list[dict[str, Any]] = [], hexsides: list[dict[str, Any]] = [],  # noqa: B006
@@ -100,6 +114,16 @@ def _end_of_turn(m: Map, at: str, **conditions: Any) -> Callable[[Chart], Any]:
     """The end-of-Player-Turn checks due to one Infantry unit at ``at``."""
     return lambda chart: end_of_player_turn(m, [("infantry", m.parse_location(at))], Conditions(**conditions),
                                             chart=chart).to_json()
+
+
+def _ns_vca(unit: dict[str, Any]) -> Callable[[Chart], Any]:
+    """A 180-degree VCA change on the Narrow Street B2-B3 (P5.123)."""
+    return lambda chart: vca_change(NARROW_STREET, unit, "B2@B2-B3", 3, chart=chart).to_json()
+
+
+def _imported_smoke(kind: str) -> Callable[[Chart], Any]:
+    """The LOS B1-B3 past SMOKE of ``kind`` in B2 as a VASL save's counter named without a value is imported."""
+    return lambda chart: _los(M(counters=[vsav.smoke_counter("B2", kind, None, chart)]), "B1", "B3")(chart)
 
 
 def _los(m: Map, a: str, b: str, **kw: Any) -> Callable[[Chart], Any]:
@@ -161,6 +185,14 @@ LONE_WALL = M(hexsides=[{"at": ["C6-C7"], "wall": True}], rows=[1, 9])
 #: the P5.141 illustration (a Narrow Street roadblock O17-O18) and the P4 stream fixture map
 ST_VILLAGE = Map.load(MAPS / "st_village.toml")
 STREAMS = Map.load(MAPS / "streams.toml")
+#: a Narrow Street B2-B3 from building B2 into open ground B3 (P5.11: crossing it is a road hexside crossing)
+NS_INTO_OPEN = M([{"at": ["B2"], "terrain": "building", "building": "stone"}],
+                 [{"at": ["B2-B3"], "narrow_street": "paved"}])
+#: a wall on the hillside B2-B3 (B2 at level 0, B3 at level 1) across the level-1 LOS B1-B4 (B9.2)
+HILLSIDE_WALL = M([{"at": ["B1", "B3", "B4"], "level": 1}], [{"at": ["B2-B3"], "wall": True}])
+#: the B3.3 roads map (J3 entered at the road rate across J3-K3) and the demo map (its roadblock K11-K12)
+ROADS = Map.load(MAPS / "b3_roads.toml")
+DEMO = load_demo()
 WAGON = {"type": "wagon"}
 SKIS = {"type": "infantry", "skis": True}
 
@@ -217,6 +249,13 @@ LIVE: list[tuple[str, str, str, Callable[[Chart], Any]]] = [
                          "infantry", "B1", "B2", chart=c).to_json()),
     ("judgment", "fence_denies_road_bonus", "false",
      lambda c: path(FENCED_ROAD, "infantry", ["B1", "B2", "B3", "B4", "B5", "B6"], 5, chart=c).allowed),
+    ("judgment", "narrow_street_smoke_replaces_cot", "false",
+     _move(NS_SMOKE, "infantry", "B3", None, bypass="B2-B3", in_hex="B3", to_vertex="B2-B3-C3")),
+    ("judgment", "narrow_street_crossing_is_road", "false",
+     _move(NS_INTO_OPEN, "infantry", "B2", "B3", road_rate=True)),
+    ("param", "motorcycle_vca_180_fraction", "0.75", _ns_vca({"type": "motorcycle", "mp": 20})),
+    ("param", "very_small_vca_180_fraction", "0.75",
+     _ns_vca({"type": "vehicle", "mp": 16, "target_size": "very-small"})),
     ("judgment", "blaze_entry_na", "false",
      _move(M(counters=[{"type": "blaze", "at": "B2"}]), "infantry", "B1", "B2")),
     # LOS
@@ -238,6 +277,11 @@ LIVE: list[tuple[str, str, str, Callable[[Chart], Any]]] = [
     ("judgment", "roadblock_los_own_hex", "false", _los(ST_VILLAGE, "O17@O17-O18-P17", "O17@N17-O17-O18")),
     ("judgment", "stream_depiction_clear", "false", _los(STREAMS, "MM10", "MM12")),
     ("judgment", "counters_whole_hex", "false", _los(WRECK, "A2", "C2")),
+    ("judgment", "wall_on_hillside", "\"lower-hex\"", _los(HILLSIDE_WALL, "B1", "B4")),
+    ("param", "smoke_counter_hindrance", "4", _imported_smoke("smoke")),
+    ("param", "wp_counter_hindrance", "4", _imported_smoke("wp")),
+    ("param", "dispersed_smoke_hindrance", "4", _imported_smoke("dispersed-smoke")),
+    ("param", "dispersed_wp_hindrance", "4", _imported_smoke("dispersed-wp")),
     # effects
     ("param", "ffmo_drm", "-2", _tem(M(), "B2", "B4", moved_by="infantry")),
     ("param", "ffnam_drm", "-2", _tem(M(), "B2", "B4", moved_by="infantry")),
@@ -293,14 +337,51 @@ LIVE: list[tuple[str, str, str, Callable[[Chart], Any]]] = [
 ]
 
 
+#: (table, entry, the ruling that cites it): string judgments with one reading, which the validation forces
+#: (tests/test_chart.py); what a player can correct is the confidence tag the ruling cites with the reading
+CITED: list[tuple[str, str, Callable[[Chart], Any]]] = [
+    ("judgment", "road_target_point",
+     lambda c: tem(ROADS, ROADS.parse_location("J3"), [ROADS.parse_location("L3")], moved_by="road-rate",
+                   entered_across=Hexside.parse("J3-K3"), chart=c).explain()),
+    ("judgment", "stream_depiction_entry",
+     lambda c: tem(STREAMS, STREAMS.parse_location("MM6"), [STREAMS.parse_location("MM5")], moved_by="non-road",
+                   chart=c).explain()),
+    ("judgment", "roadblock_hexside_los",
+     lambda c: can_remove(DEMO, "roadblock", "direct-fire", hexside=Hexside.parse("K11-K12"),
+                          firer=DEMO.parse_location("K13"), chart=c).to_json()),
+]
+
+#: entries with no liveness case yet, and why (docs/chart-research.md, "Chart entries that change no ruling")
+NOT_YET: dict[str, str] = {
+    "param.smoke_height": "los.py reads it but SMOKE's Hindrance is built as taller than anything (_HUGE)",
+    "judgment.up_slope_relative": "'false' changes only the reason of the Fire Lane ruling, not its verdict",
+    "judgment.rout_across_narrow_street": "movement reads it but no rule consults it ('true' needs no code)",
+}
+
+
 @pytest.mark.parametrize("table,name,value,ruling", LIVE, ids=[f"{t}.{n}" for t, n, _, _ in LIVE])
 def test_changing_the_entry_changes_a_ruling(table: str, name: str, value: str,
                                              ruling: Callable[[Chart], Any]) -> None:
     assert ruling(chart_with(table, name, value)) != ruling(default_chart())
 
 
+@pytest.mark.parametrize("table,name,ruling", CITED, ids=[f"{t}.{n}" for t, n, _ in CITED])
+def test_a_one_reading_judgment_cites_its_tag(table: str, name: str, ruling: Callable[[Chart], Any]) -> None:
+    bundled = ruling(default_chart())
+    assert f"judgment {name} [U]" in str(bundled)
+    assert ruling(chart_tagged(table, name, "V")) != bundled
+
+
 def test_the_liveness_cases_name_real_distinct_entries() -> None:
     doc = _bundled()
-    names = [(t, n) for t, n, _, _ in LIVE]
+    names = [(t, n) for t, n, _, _ in LIVE] + [(t, n) for t, n, _ in CITED]
     assert len(set(names)) == len(names)
     assert all(n in doc[t] for t, n in names)
+
+
+def test_every_param_and_judgment_has_a_liveness_case() -> None:
+    doc = _bundled()
+    covered = {f"{t}.{n}" for t, n, _, _ in LIVE} | {f"{t}.{n}" for t, n, _ in CITED}
+    everything = {f"{t}.{n}" for t in ("param", "judgment") for n in doc[t]}
+    assert sorted(everything - covered - set(NOT_YET)) == []
+    assert sorted(set(NOT_YET) & covered) == [] and set(NOT_YET) <= everything

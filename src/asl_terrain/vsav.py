@@ -29,9 +29,12 @@ import re
 import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .errors import MapError
+
+if TYPE_CHECKING:
+    from .chart import Chart
 
 MAIN_MAP = "Main Map"
 MAP_EDGE = 400  # pixels of VASL's main-map margin around the boards (left and top)
@@ -480,6 +483,18 @@ def _rules_piece(p: Piece, name: str, ctype: str) -> Kind:
 _SMOKE_PARAM = {"smoke": "smoke_counter_hindrance", "wp": "wp_counter_hindrance",
                 "dispersed-smoke": "dispersed_smoke_hindrance", "dispersed-wp": "dispersed_wp_hindrance"}
 
+
+def smoke_counter(at: str, kind: str, printed: int | None, chart: Chart | None = None) -> dict[str, object]:
+    """The map entry of a SMOKE counter of ``kind`` (smoke, wp, dispersed-smoke, dispersed-wp; any other: smoke)
+    in ``at``: of its ``printed`` strength, else of the chart's Hindrance DRM for its kind."""
+    from .chart import default_chart
+
+    kind = kind if kind in _SMOKE_PARAM else "smoke"
+    ch = chart if chart is not None else default_chart()
+    strength = printed if printed is not None else int(ch.param(_SMOKE_PARAM[kind]).value)
+    return {"type": "smoke", "at": at, "strength": strength, "kind": kind}
+
+
 _VERTEX_NEAR = 6.0  # pixels: a unit this close to a hex's vertex is at the vertex (Bypass, A4.34)
 _HEXSIDE_NEAR = 6.0  # pixels: a counter this close to a hexside's midpoint lies on it (VASL snaps to hexsides)
 _SNAPPED = 12.0  # pixels: a piece farther than this from its hex's centre may be at a vertex or hexside
@@ -516,11 +531,13 @@ class SaveImport:
         return out
 
 
-def import_save(path: str | Path, *, boards_dir: str | Path | None = None, name: str | None = None) -> SaveImport:
+def import_save(path: str | Path, *, boards_dir: str | Path | None = None, name: str | None = None,
+                chart: Chart | None = None) -> SaveImport:
     """A map of a VASL saved game: its boards in their layout (flipped and cropped as VASL shows them), the
     SSRs it can read, and every piece the rules use, placed in its hex (board-named), or listed off the map.
 
     :param boards_dir: where the board archives are (see :func:`asl_terrain.vasl.find_board`).
+    :param chart: the chart whose SMOKE strengths a counter named without a value gets (default: the bundled).
     :raises MapError: a save that cannot be read, a board archive that cannot be found.
     """
     from . import vasl
@@ -538,7 +555,7 @@ def import_save(path: str | Path, *, boards_dir: str | Path | None = None, name:
     frame = _apply_crops(data, boards, placements, unsupported)
     _apply_ssr(data, game, unsupported)
     m = Map.from_data(data)
-    placed = _place_pieces(game, m, frame, unsupported)
+    placed = _place_pieces(game, m, frame, unsupported, chart)
     for table in ("counter", "unit"):
         entries = [p.entry for p in placed if p.entry is not None and _table_of(p) == table]
         if entries:
@@ -716,7 +733,8 @@ class _Spot:
     hexside: Any = None  # grid.Hexside
 
 
-def _place_pieces(game: SavedGame, m: Any, frame: _Frame, unsupported: list[str]) -> list[Placed]:
+def _place_pieces(game: SavedGame, m: Any, frame: _Frame, unsupported: list[str],
+                  chart: Chart | None = None) -> list[Placed]:
     """Every piece the rules use, with its map entry (or the reason it is not carried)."""
     levels = {(p.x, p.y): k.level for p in game.pieces if (k := classify(p)).kind == "level" and k.level}
     placed = []
@@ -725,7 +743,7 @@ def _place_pieces(game: SavedGame, m: Any, frame: _Frame, unsupported: list[str]
         if not k.table:
             continue
         spot = _locate(m, frame, p, k)
-        got = _entry(m, p, k, spot, levels.get((p.x, p.y)), unsupported)
+        got = _entry(m, p, k, spot, levels.get((p.x, p.y)), unsupported, chart)
         if isinstance(got, str):
             placed.append(Placed(p, k, None, m.name_of(spot.hex) if spot else None, spot.off if spot else None, got))
             unsupported.append(f"{p.name}" + (f" in {m.name_of(spot.hex)}" if spot else "") + f": {got}")
@@ -785,7 +803,7 @@ def _bypassed_hex(m: Any, hs: Any, near: Any) -> Any:
 
 
 def _entry(m: Any, p: Piece, k: Kind, spot: _Spot | None, level: int | None,
-           notes: list[str]) -> dict[str, object] | str:
+           notes: list[str], chart: Chart | None = None) -> dict[str, object] | str:
     """The map entry of a piece at ``spot`` (None: off the map), or the reason it is not carried."""
     if k.table == "unit" or (spot is None and k.kind in ("vehicle", "wreck")):
         return _unit_entry(m, p, k, spot, level, notes)
@@ -793,11 +811,7 @@ def _entry(m: Any, p: Piece, k: Kind, spot: _Spot | None, level: int | None,
         return f"a {k.kind} counter off the map (not carried)"
     at = m.name_of(spot.hex)
     if k.kind == "smoke":
-        from .chart import default_chart
-
-        kind = k.detail if k.detail in _SMOKE_PARAM else "smoke"
-        strength = k.strength if k.strength is not None else int(default_chart().param(_SMOKE_PARAM[kind]).value)
-        return {"type": "smoke", "at": at, "strength": strength, "kind": kind}
+        return smoke_counter(at, k.detail, k.strength, chart)
     if k.kind in ("vehicle", "wreck"):
         entry: dict[str, object] = {"type": k.kind, "at": at, "name": p.name}
         if spot.hexside is not None:

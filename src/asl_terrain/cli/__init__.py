@@ -132,7 +132,7 @@ def load_map(path: Optional[str]) -> Map:
     if path and path.lower().endswith(".vsav"):
         from .. import vsav
 
-        return Map.from_data(vsav.import_save(path).map, source=path)
+        return Map.from_data(vsav.import_save(path, chart=get_chart()).map, source=path)
     return Map.load(path if path else demo_map_path())
 
 
