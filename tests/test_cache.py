@@ -105,3 +105,31 @@ def test_the_chart_document_read_back_equals_tomllib(fresh_cache: Path) -> None:
 def test_keys_depend_on_every_part() -> None:
     assert cache.key(b"a", "b") != cache.key(b"ab")
     assert cache.key(b"a", "b") == cache.key(b"a", "b")
+
+
+def test_a_board_archive_read_back_from_the_cache_equals_the_archive(tmp_path: Path, fresh_cache: Path,
+                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    import numpy as np
+
+    from asl_terrain import vasl
+    from asl_terrain.vasl import archive
+
+    data = vasl.vasl_data_dir()
+    if data is None:
+        pytest.skip("the VASL board archives (../shared/vasl) are not here")
+    copy = tmp_path / "bd01"
+    shutil.copyfile(data / "boards" / "bd01", copy)
+    first = vasl.read_board(copy)
+    assert list((fresh_cache / "boards").iterdir())
+
+    def no_decoding(*_: object) -> object:
+        raise AssertionError("the second read decoded the archive again")
+
+    monkeypatch.setattr(archive, "_read_board_file", no_decoding)
+    moved = tmp_path / "again"
+    moved.mkdir()
+    shutil.copyfile(copy, moved / "bd01")
+    second = vasl.read_board(moved / "bd01")
+    assert second.path == moved / "bd01" and second.archive_name == "bd01"
+    assert np.array_equal(second.terrain, first.terrain) and np.array_equal(second.elevation, first.elevation)
+    assert (second.width, second.height, second.stairways) == (first.width, first.height, first.stairways)

@@ -9,6 +9,7 @@ from __future__ import annotations
 import gzip
 import math
 import os
+import pickle
 import struct
 import xml.etree.ElementTree as ET
 import zipfile
@@ -18,6 +19,7 @@ from pathlib import Path
 
 import numpy as np
 
+from asl_terrain import cache
 from asl_terrain.errors import BadName, MapError, UnknownLocation
 
 from .data import find_board
@@ -412,11 +414,39 @@ def _resolve_board_path(path: str | Path) -> Path:
 def read_board(path: str | Path) -> BoardArchive:
     """Read a VASL board archive: its ``LOSData`` rasters and its ``BoardMetadata.xml``.
 
+    An archive read before (the same bytes, by the same code) is read back from the user's cache
+    (:mod:`asl_terrain.cache`): decoding a board's rasters is most of what a command on it costs.
+
     :param path: the archive (a zip file, usually without extension, e.g. ``boards/bd01``), or just a
         board's archive name (``"bd01"``) to look up in :func:`vasl_data_dir`.
     :raises MapError: the archive cannot be read or its LOS data is malformed.
     """
     file = _resolve_board_path(path)
+    try:
+        k: str | None = cache.key(file.read_bytes(), "vasl board") if cache.cache_dir() is not None else None
+    except OSError:
+        k = None  # _read_board_file says what is wrong
+    if k is not None:
+        blob = cache.read("boards", k, ".pickle")
+        if blob is not None:
+            try:
+                board = pickle.loads(blob)
+            except Exception:  # a damaged entry is read again (cache.py)
+                board = None
+            if isinstance(board, BoardArchive):
+                board.path = file
+                return board
+    board = _read_board_file(file)
+    # a board read from its artwork colours (the KGP maps) has its own cache, keyed by its annotations too
+    if k is not None and type(board) is BoardArchive:
+        try:
+            cache.write("boards", k, pickle.dumps(board, protocol=pickle.HIGHEST_PROTOCOL), ".pickle")
+        except Exception:  # a board holding something that cannot be kept is not kept
+            pass
+    return board
+
+
+def _read_board_file(file: Path) -> BoardArchive:
     source = str(file)
     try:
         with zipfile.ZipFile(file) as z:
