@@ -120,3 +120,21 @@ def test_b11_31_no_ordnance_down_a_cliff_to_the_adjacent_lower_hex(cliff: Map) -
     assert tem(cliff, loc("B3"), [loc("C3")], "ordnance").affected  # fire up the cliff: B11.31 says nothing
     r = tem(cliff, loc("D3"), [loc("B3")], "ordnance")
     assert "B11.31" not in r.rules()  # not adjacent
+
+
+# ------------------------------------------------------------------ vehicles on and off a bridge (B6.1)
+
+
+def test_b6_1_a_vehicle_drives_onto_and_off_the_deck_only_by_its_road(m: Map) -> None:
+    """B6.1: a bridge usable by vehicles connects to the road it extends: a vehicle enters or leaves the deck
+    only across the bridge's road hexsides (E3: D2-E3 and E3-F3), at the road rate; Infantry may step onto
+    it from any side; IN the stream beneath it the stream's own rules apply."""
+    from asl_terrain.movement import move_cost
+
+    on = move_cost(m, "vehicle", "D2", "E3")
+    assert on.allowed and "B6.1" not in [i.rule for i in on.items]
+    assert move_cost(m, "vehicle", "E3", "F3").allowed
+    for frm, to in (("D3", "E3"), ("E3", "D3"), ("F2", "E3"), ("E3", "E2")):
+        r = move_cost(m, "vehicle", frm, to)
+        assert not r.allowed and r.forbidden_by == "B6.1", (frm, to, r)
+    assert move_cost(m, "infantry", "D3", "E3").allowed  # Infantry: from any side

@@ -655,6 +655,12 @@ class _Mover:
         if frm.level or to.level:
             return self.building_level_entry(frm, to, hs, hst, ta, tb)
         self.entry_prohibitions(b, hs, hst, tb, along_ns)
+        if self.pays_mp and hst.road is None:
+            for t, loc, way in ((tb, to, "onto"), (ta, frm, "off")):
+                if t.bridge is not None and t.is_stream and loc.place == "" and not loc.level:
+                    # B6.1: a bridge vehicles use connects to the road it extends, and only there
+                    raise _NA(f"a vehicle drives {way} the {t.bridge} bridge in {self.n(t.hex)} only across its road "
+                              f"hexsides, not across {self.n(hs)}", "B6.1")
         parts = self.entry_parts(to, tb, hst, protection)
         up = tb.level - ta.level if (hst.crest and tb.level > ta.level) else 0
         weather = self.weather_flag(hst, ta, tb)
