@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import math
 import re
+import shutil
 import zipfile
 from pathlib import Path
 
@@ -502,6 +503,11 @@ def test_vasl_counter_names_become_the_counters_the_rules_read(tmp_path: Path) -
     assert any(h.what.startswith("SMOKE") and m.name_of(h.hex) == "4K3" for h in ruling.hindrances), ruling.explain()
     tank = movement.move_cost(m, Unit.from_json("vehicle"), m.parse_location("4K5"), m.parse_location("4K6"))
     assert not tank.allowed and "B29.4" in tank.explain(), tank.explain()
+    from asl_terrain import render
+
+    svg = render.map_svg(m, size=10)
+    for kind in ("smoke", "rubble", "blaze", "wreck", "roadblock", "mines"):
+        assert f'class="counter counter-{kind}"' in svg, kind
 
 
 @needs_games
@@ -517,3 +523,71 @@ def test_a_vehicle_on_a_hexside_is_in_bypass_along_it(tmp_path: Path) -> None:
     m = Map.from_data(r.map)
     (c,) = [c for c in m.counters if c.type == "vehicle"]
     assert c.bypass == m.parse_hexside("4K5-4K6")
+
+
+@needs_games
+def test_every_command_accepts_the_imported_game_and_the_save_itself(tmp_path: Path) -> None:
+    """The map import-vasl writes from a game (squads, a leader, an LMG in 4K5, a T-34 in 4K6), and the .vsav
+    itself, are accepted by every command that reads a map, and the answers name hexes by board."""
+    from clirun import run
+
+    save, _ = _moved_hill(tmp_path)
+    toml = tmp_path / "hill.toml"
+    assert run("import-vasl", str(save), "-o", str(toml)).returncode == 0
+    queries = tmp_path / "q.json"
+    queries.write_text('[{"kind": "los", "from": "4K4", "to": "4K8"}, {"kind": "stacking", "at": "4K5"}]')
+    commands = [
+        ("check",), ("los", "4K4", "4K8"), ("viewshed", "4K5"), ("reach", "4K5", "--mf", "2"), ("move", "4K5", "4K4"),
+        ("path", "4K5", "4K4", "4K3"), ("tem", "--target", "4K5", "--firer", "4K8"), ("stacking", "4K5"),
+        ("setup", "entrenchment", "4K4"), ("sniper-target", "4K5"), ("rubble-drm", "4O6/1"),
+        ("end-of-player-turn", "4K5"), ("ask", str(queries)), ("render", "-o", str(tmp_path / "{}.svg")),
+    ]
+    board_named = re.compile(r"\b[243][A-Z]{1,2}\d{1,2}\b")
+    on_the_save = {"check", "los", "reach", "tem", "stacking", "ask", "render"}  # each imports the save anew
+    for source in (toml, save):
+        for cmd in (c for c in commands if source is toml or c[0] in on_the_save):
+            args = [a.format(source.suffix[1:]) for a in cmd[1:]]
+            res = run(cmd[0], str(source), *args)
+            assert res.returncode == 0, (cmd, source.suffix, res.stderr)
+            if cmd[0] not in ("check", "render"):
+                assert board_named.search(res.stdout), (cmd, res.stdout[:300])
+    svg = (tmp_path / "toml.svg").read_text(encoding="utf-8")
+    assert ">4K5<" in svg and 'class="counter counter-vehicle"' in svg
+
+
+def test_a_save_is_accepted_wherever_a_layout_is(tmp_path: Path) -> None:
+    """import-vasl --layout and serve --boards take a saved game as they take a layout: a missing one is
+    named as a saved game (the save was read as one, not as a list of boards)."""
+    from clirun import run
+
+    missing = str(tmp_path / "no-such-game.vsav")
+    for args in (["serve", "--boards", missing],):
+        res = run(*args)
+        assert res.returncode == 2 and "no-such-game.vsav: no such saved game" in res.stderr, (args, res.stderr)
+
+
+@needs_games
+def test_the_readme_tour_of_a_saved_game_runs_as_written(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each command of the README's "Playing a real scenario" tour, run as written in a fresh folder holding
+    the save, succeeds and says what its comment says it says."""
+    import shlex
+
+    from clirun import run
+
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
+    section = readme.split("## Playing a real scenario", 1)[1].split("\n## ", 1)[0]
+    lines = [ln.strip() for ln in section.splitlines() if ln.startswith("    asl-terrain ")]
+    assert len(lines) >= 6
+    monkeypatch.chdir(tmp_path)
+    shutil.copy(HILL, tmp_path / HILL.name)
+    for line in lines:
+        command, _, comment = line.partition("#")
+        args = shlex.split(command)[1:]
+        res = run(*args)
+        assert res.returncode == 0, (line, res.stderr)
+        if "clear, +3" in comment:
+            assert "clear: yes" in res.stdout and "hindrance_drm: 3" in res.stdout
+        if "Hindrance total 7 blocks" in comment:
+            assert "Hindrance total 7" in res.stdout and "clear: no" in res.stdout
+        if "5 MP" in comment:
+            assert "cost: 5" in res.stdout

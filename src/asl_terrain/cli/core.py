@@ -170,8 +170,16 @@ def check(
     from rich.markup import escape
 
     from ..mapfile import map_warnings, read_map_document
-    m = load_map(str(map_file) if map_file else None)
-    warnings = map_warnings(read_map_document(m.source), m.source)
+    if map_file is not None and map_file.suffix.lower() == ".vsav":  # a saved game: the map it imports as
+        from .. import vsav
+        from ..model import Map
+
+        document = vsav.import_save(map_file, chart=get_chart()).map
+        m = Map.from_data(document, source=str(map_file))
+    else:
+        m = load_map(str(map_file) if map_file else None)
+        document = read_map_document(m.source)
+    warnings = map_warnings(document, m.source)
     for w in warnings:
         console.print(f"[bold yellow]warning:[/] {escape(w)}", soft_wrap=True)
     n_hexsides = len(m._written_hexsides)

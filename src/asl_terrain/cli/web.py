@@ -25,7 +25,8 @@ def serve(
     open_browser: bool = typer.Option(False, "--open", help="Open the page in the default browser."),
     boards: Optional[str] = typer.Option(None, "--boards", metavar="LAYOUT",
                                          help="Instead of a map file, VASL boards imported on the fly, laid out "
-                                              "as import-vasl --layout writes it: \"bd01,bd02;bd03\"."),
+                                              "as import-vasl --layout writes it: \"bd01,bd02;bd03\" (or "
+                                              "a VASL saved game, GAME.vsav)."),
 ) -> None:
     """Serve an interactive page for the map: drag a LOS thread, see where a unit can go, what a Location
     sees, the TEM of an attack, move costs, set-up and stacking, with what-if counters and conditions.
@@ -41,7 +42,8 @@ def serve(
     if boards is not None:
         if map_file is not None:
             raise UserError("--boards: give either a map file or --boards, not both")
-        m = _import_boards(boards)
+        # a saved game is accepted wherever a layout is: its layout, and its counters with it
+        m = load_map(boards) if boards.lower().endswith(".vsav") else _import_boards(boards)
     else:
         m = load_map(map_file)  # a VASL saved game (.vsav) is imported on the fly, its counters with it
 
