@@ -266,6 +266,10 @@ def test_import_vasl_command_writes_the_saved_game(tmp_path: Path) -> None:
     assert "4K4" in res.stdout and "4K8" in res.stdout and "vehicle in 4K5" in res.stdout
     res = run("stacking", str(out), "4K5")
     assert res.returncode == 0 and "overstacked" in res.stdout, res.stdout
+    again = tmp_path / "again.toml"  # the save as the layout: the same map
+    res = run("import-vasl", "--layout", str(save), "-o", str(again))
+    assert res.returncode == 0, res.stderr
+    assert Map.load(again).units == m.units
 
 
 @needs_games
@@ -560,8 +564,9 @@ def test_a_save_is_accepted_wherever_a_layout_is(tmp_path: Path) -> None:
     named as a saved game (the save was read as one, not as a list of boards)."""
     from clirun import run
 
+    assert "expected board archives" in run("import-vasl", "-o", str(tmp_path / "x.toml")).stderr
     missing = str(tmp_path / "no-such-game.vsav")
-    for args in (["serve", "--boards", missing],):
+    for args in (["import-vasl", "--layout", missing, "-o", str(tmp_path / "x.toml")], ["serve", "--boards", missing]):
         res = run(*args)
         assert res.returncode == 2 and "no-such-game.vsav: no such saved game" in res.stderr, (args, res.stderr)
 

@@ -57,9 +57,10 @@ def map_toml(data: dict[str, Any], notes: Sequence[str]) -> str:
 
 @app.command("import-vasl")
 def import_vasl(
-    archives: list[str] = typer.Argument(..., metavar="ARCHIVE...", help="VASL board archives: paths, or archive "
+    archives: list[str] = typer.Argument(None, metavar="ARCHIVE...", help="VASL board archives: paths, or archive "
                                          "names (bd01) looked up as --boards says; or a VASL saved game "
-                                         "(GAME.vsav): its layout, flips, SSRs and counters."),
+                                         "(GAME.vsav): its layout, flips, SSRs and counters (also as "
+                                         "--layout GAME.vsav)."),
     output: Path = typer.Option(..., "-o", "--output", help="The map file to write (TOML)."),
     terrain_table: Optional[Path] = typer.Option(None, "--terrain-table", help="VASL's SharedBoardMetadata.xml "
                                                  "(default: the VASL data directory's)."),
@@ -92,8 +93,11 @@ def import_vasl(
         raise UserError(f"-o {output}: expected a map file ending in .toml")
     from .core import check_new_file, write_new_file
 
+    archives = list(archives or [])
+    if not archives and not (layout or "").lower().endswith(".vsav"):
+        raise UserError("expected board archives (bd01 ...) or a VASL saved game (GAME.vsav, or --layout GAME.vsav)")
     # every file the command reads is never written over (an overlay's archive among its words)
-    inputs = [*archives, terrain_table, *(w for text in overlay for w in text.replace(":", " ").split())]
+    inputs = [*archives, layout if (layout or "").lower().endswith(".vsav") else None, terrain_table, *(w for text in overlay for w in text.replace(":", " ").split())]
     check_new_file(output, "-o", force, inputs)
     start = time.perf_counter()
     save = next((a for a in archives if a.lower().endswith(".vsav")), None)
@@ -153,7 +157,7 @@ def _import_save(save: str, output: Path, boards: Path | None, name: str | None,
     from .. import vsav
     from .core import write_new_file
 
-    r = vsav.import_save(save, boards_dir=boards, name=name)
+    r = vsav.import_save(save, boards_dir=boards, name=name, chart=get_chart())
     Map.from_data(r.map, source=str(output))  # what we write must load
     layout = "; ".join(", ".join(("r" if b.flipped else "") + b.name for b in row) for row in r.game.layout)
     notes = [f"Imported from VASL saved game {Path(save).name} by asl-terrain import-vasl.",
