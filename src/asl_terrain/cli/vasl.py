@@ -30,6 +30,7 @@ from ..model import Map
 from . import app, console, err_console, get_chart
 
 if TYPE_CHECKING:
+    from .. import vasl
     from ..crosscheck import CrossCheck
 
 # ------------------------------------------------------------------------------------------- import
@@ -111,26 +112,45 @@ def import_vasl(
             for a in archives]
     out_dir = output.parent if str(output.parent) else Path(".")
     if overlay:
-        from ..overlays import lay_overlays, parse_placement
-
-        laid: dict[int, list[str]] = {}
-        for text in overlay:
-            board_name, sep, rest = text.partition(":")
-            if not sep:
-                board_name, rest = read[0].archive_name, text
-            which = [i for i, b in enumerate(read) if board_name in (b.archive_name, archives[i])]
-            if not which:
-                raise UserError(f"--overlay {text!r}: no board {board_name!r} among "
-                                f"{', '.join(b.archive_name for b in read)}")
-            place = parse_placement(rest)
-            ref = _archive_ref(place.archive, out_dir)
-            laid.setdefault(which[0], []).append(f"{ref} {place.hex1} {place.hex2}")
-        read = [lay_overlays(b, laid.get(i, []), str(out_dir), table) for i, b in enumerate(read)]
+        read = _with_overlays(read, archives, overlay, out_dir, table)
     refs = {b.archive_name: _archive_ref(a, out_dir) for a, b in zip(archives, read)}
     table_ref = _archive_ref(str(terrain_table), out_dir) if terrain_table else None
     result = vasl.import_boards(read, table, layout=layout, name=name, archive_refs=refs,
                                 terrain_table_ref=table_ref)
     Map.from_data(result.map, source=str(output))  # what we write must load
+    write_new_file(output, map_toml(result.map, _import_notes(read, result)).encode("utf-8"), "-o", force, inputs)
+    for line in result.unsupported:
+        err_console.print(f"not carried: {line}", soft_wrap=True)
+    placed = ", ".join(f"{b.archive_name} (prefix {p or '-'}, column {dc}, row {dr})"
+                       for b, dc, dr, p in result.placements)
+    n = len(result.unsupported)
+    console.print(f"wrote {output}: {placed}; {n} kind{'' if n == 1 else 's'} of feature not carried "
+                  f"({time.perf_counter() - start:.2f} s)")
+
+
+def _with_overlays(read: list[vasl.BoardArchive], archives: Sequence[str], overlay: Sequence[str], out_dir: Path,
+                   table: vasl.TerrainTable) -> list[vasl.BoardArchive]:
+    """The boards with the ``--overlay`` placements laid on them (``"ovr1 F5 F4"`` on the first board,
+    ``"bd01:ovr1 F5 F4"`` on the board named), each overlay's archive named relative to the map file."""
+    from ..overlays import lay_overlays, parse_placement
+
+    laid: dict[int, list[str]] = {}
+    for text in overlay:
+        board_name, sep, rest = text.partition(":")
+        if not sep:
+            board_name, rest = read[0].archive_name, text
+        which = [i for i, b in enumerate(read) if board_name in (b.archive_name, archives[i])]
+        if not which:
+            raise UserError(f"--overlay {text!r}: no board {board_name!r} among "
+                            f"{', '.join(b.archive_name for b in read)}")
+        place = parse_placement(rest)
+        ref = _archive_ref(place.archive, out_dir)
+        laid.setdefault(which[0], []).append(f"{ref} {place.hex1} {place.hex2}")
+    return [lay_overlays(b, laid.get(i, []), str(out_dir), table) for i, b in enumerate(read)]
+
+
+def _import_notes(read: Sequence[vasl.BoardArchive], result: vasl.BoardImport) -> list[str]:
+    """The map file's comment block: where it came from, what was not carried, what the artwork added."""
     notes = [f"Imported from VASL board archive{'s' if len(read) > 1 else ''} "
              f"{', '.join(b.archive_name for b in read)} by asl-terrain import-vasl."]
     if result.unsupported:
@@ -141,14 +161,7 @@ def import_vasl(
     if result.annotations:
         notes.append("Read from the artwork and the map's annotation file (what the colours alone do not give):")
         notes.extend(f"  - {line}" for line in result.annotations)
-    write_new_file(output, map_toml(result.map, notes).encode("utf-8"), "-o", force, inputs)
-    for line in result.unsupported:
-        err_console.print(f"not carried: {line}", soft_wrap=True)
-    placed = ", ".join(f"{b.archive_name} (prefix {p or '-'}, column {dc}, row {dr})"
-                       for b, dc, dr, p in result.placements)
-    n = len(result.unsupported)
-    console.print(f"wrote {output}: {placed}; {n} kind{'' if n == 1 else 's'} of feature not carried "
-                  f"({time.perf_counter() - start:.2f} s)")
+    return notes
 
 
 def _import_save(save: str, output: Path, boards: Path | None, name: str | None, force: bool,

@@ -277,6 +277,27 @@ def _crossing(
     return crossed, along
 
 
+@dataclass
+class _Reading:
+    """What reading one board's pixels needs: the board, its terrain table, each pixel's class, and the
+    features met that the map format cannot carry (``note``)."""
+
+    board: BoardArchive
+    table: TerrainTable
+    classes: _Classes
+    pixel_class: np.ndarray
+    unsupported: dict[str, list[str]] = field(default_factory=dict)  # feature → hex or hexside names
+
+    @property
+    def geo(self) -> BoardGeometry:
+        return self.board.geometry
+
+    def note(self, feature: str, name: str) -> None:
+        names = self.unsupported.setdefault(feature, [])
+        if name not in names:
+            names.append(name)
+
+
 def derive_board(
     board: BoardArchive, table: TerrainTable | None = None, *, gully_as_dry_stream: bool = True
 ) -> BoardTerrain:
@@ -287,225 +308,250 @@ def derive_board(
         written as open ground at VASL's base level (the gully's bottom).
     """
     table = table if table is not None else load_terrain_table()
-    geo = board.geometry
-    codes = board.terrain
-    elev = board.elevation
     classes = _Classes(table)
-    pixel_class = classes.of_code[codes]
-    unsupported: dict[str, list[str]] = {}
-
-    def note(feature: str, name: str) -> None:
-        names = unsupported.setdefault(feature, [])
-        if name not in names:
-            names.append(name)
-
+    rd = _Reading(board, table, classes, classes.of_code[board.terrain])
     overrides: dict[Hex, str] = {}
     for hex_name, type_name in board.metadata.building_types.items():
         try:
-            overrides[geo.parse(hex_name)] = type_name
+            overrides[rd.geo.parse(hex_name)] = type_name
         except UnknownLocation:
-            note("Building type for a hex off the board (BoardMetadata.xml)", hex_name)
-
+            rd.note("Building type for a hex off the board (BoardMetadata.xml)", hex_name)
     building_labels: np.ndarray | None = None
-    if (pixel_class == _BUILDING).any():
-        building_labels = _label_components(pixel_class == _BUILDING)
-
-    # --- hexes -------------------------------------------------------------------------------------
-    raw: dict[Hex, dict[str, Any]] = {}
-    for col, row in geo.hexes:
-        cx, cy = geo.centre(col, row)
-        xs, ys = _disc_pixels(geo, cx, cy, _DISC_OFFSETS)
-        cls = pixel_class[xs, ys]
-        depression = pixel_class[cx, cy] == _DEPRESSION or (cls == _DEPRESSION).mean() >= _MAJORITY
-        keep = (cls != _ROAD) & (cls != _HEXSIDE) & (cls != _DEPRESSION)
-        if keep.sum() < _MAJORITY * len(cls):  # a road or depression covers the centre dot: look wider
-            xs, ys = _disc_pixels(geo, cx, cy, _WIDE_OFFSETS)
-            cls = pixel_class[xs, ys]
-            keep = (cls != _ROAD) & (cls != _HEXSIDE) & (cls != _DEPRESSION)
-        counts = np.bincount(cls[keep], minlength=len(classes.names))
-        counts[_OPEN] = 0
-        best = int(counts.argmax())
-        klass = best if counts[best] > 0 and counts[best] >= _MAJORITY * keep.sum() else _OPEN
-        code = int(codes[cx, cy])
-        if klass != _OPEN:
-            sel = keep & (cls == klass)
-            code = int(np.bincount(codes[xs[sel], ys[sel]]).argmax())
-        if not depression and any(
-            c in table.types and table[c].los_category == "BRIDGE" for c in (code, int(codes[cx, cy]))
-        ):
-            # a bridge over the centre dot: is there a gully or stream under it?
-            wx, wy = _disc_pixels(geo, cx, cy, _WIDE_OFFSETS)
-            depression = bool((pixel_class[wx, wy] == _DEPRESSION).mean() >= 0.1)
-        info: dict[str, Any] = {"class": classes.names[klass], "code": code, "level": int(elev[cx, cy])}
-        if klass == _BUILDING and building_labels is not None:
-            labs = building_labels[xs[keep & (cls == klass)], ys[keep & (cls == klass)]]
-            info["component"] = int(np.bincount(labs).argmax())
-        if depression:
-            for offsets in (_DISC_OFFSETS, _WIDE_OFFSETS):  # the depression's pixels near the centre dot
-                dx, dy = _disc_pixels(geo, cx, cy, offsets)
-                is_dep = pixel_class[dx, dy] == _DEPRESSION
-                if is_dep.any():
-                    break
-            info["depression"] = int(np.bincount(codes[dx[is_dep], dy[is_dep]]).argmax())
-            # the depression's floor: the commonest ground level under it
-            info["floor"] = int(np.bincount(elev[dx[is_dep], dy[is_dep]].astype(np.int64) + 128).argmax()) - 128
-        raw[(col, row)] = info
-
+    if (rd.pixel_class == _BUILDING).any():
+        building_labels = _label_components(rd.pixel_class == _BUILDING)
+    raw = {h: _sample_hex(rd, h, building_labels) for h in rd.geo.hexes}
     components: dict[int, list[Hex]] = {}
     for h, info in raw.items():
         if "component" in info:
             components.setdefault(info["component"], []).append(h)
+    hexes = {h: _hex_terrain(rd, h, info, overrides.get(h), components, gully_as_dry_stream)
+             for h, info in raw.items()}
+    hexsides = _hexside_features(rd, hexes)
+    slope_sources: dict[HexsideKey, str] = {}
+    for key, (down, source) in _slope_hexsides(board, hexes, rd.note).items():
+        hexsides.setdefault(key, {})["slope"] = _hex_name(down)
+        slope_sources[key] = source
+    ordered = {key: hexsides[key] for key in sorted(hexsides) if hexsides[key]}
+    for names in rd.unsupported.values():
+        names.sort(key=_name_sort_key)
+    return BoardTerrain(board=board.archive_name, geometry=rd.geo, hexes=hexes, hexsides=ordered,
+                        unsupported=rd.unsupported, slope_sources=slope_sources)
 
-    hexes: dict[Hex, HexTerrain] = {}
-    for h, info in raw.items():
-        name = _hex_name(h)
-        class_name: str = info["class"]
-        vasl_name = table.name(info["code"])
-        level = info["level"]
-        terrain, building, upper, building_id, stairwell, stream = "open", None, None, None, False, None
-        bridge: str | None = None
-        if class_name == "building":
-            type_name = overrides.get(h, vasl_name)
-            m = _BUILDING_NAME.fullmatch(type_name)
-            if m is None:
-                note(f"{type_name} (building type override)", name)
-                m = _BUILDING_NAME.fullmatch(vasl_name)
-                type_name = vasl_name
-            assert m is not None
-            vasl_name = type_name
-            terrain, building = "building", m.group(1).lower()
-            if m.group(2):
-                upper = table.by_name(type_name).height or int(m.group(2))
-                stairwell = name in board.stairways
-            members = components.get(info.get("component", -1), [])
-            if len(members) > 1:
-                building_id = f"building-{_hex_name(min(members))}"
-        elif class_name.startswith("unsupported:"):
-            what = class_name.split(":", 1)[1]
-            if what in _BRIDGES and "depression" in info:
-                bridge = _BRIDGES[what]  # kept if a stream or gully is carried under it (below)
-            else:
-                note(what, name)
-        elif class_name != "open":
-            terrain = class_name
-            if class_name == "rubble":
-                building = "stone" if vasl_name.startswith("Stone") else "wooden"
-        if "depression" in info:
-            dep_name = table.name(info["depression"])
-            if dep_name in _STREAMS:
-                stream = _STREAMS[dep_name]
-                level = info["floor"] + (0 if stream == "flooded" else 1)
-            elif dep_name == "Gully" and gully_as_dry_stream:
-                stream = "dry"
-                level = info["floor"] + 1
-            else:
-                note(dep_name, name)
-                level = info["floor"]
-            if stream and terrain not in ("open", "woods", "pine-woods", "brush", "orchard"):
-                note(f"{dep_name} in a {terrain} hex (P4.1: a stream runs only with open ground, woods, brush or "
-                     "orchard; the stream is left out)", name)
-                stream = None
-        if bridge is not None and stream is None:
-            note(vasl_name, name)
-            bridge = None
-        hexes[h] = HexTerrain(
-            level=level,
-            bridge=bridge,
-            terrain=terrain,
-            building=building,
-            upper_levels=upper,
-            building_id=building_id,
-            stairwell=stairwell,
-            stream=stream,
-            vasl_terrain=vasl_name,
-        )
 
-    # --- hexsides ----------------------------------------------------------------------------------
+def _sample_hex(rd: _Reading, h: Hex, building_labels: np.ndarray | None) -> dict[str, Any]:
+    """What the pixels around a hex's centre dot hold: its class (the terrain holding a majority of the
+    sample, roads, hexside terrain and depressions aside), the VASL code and ground level read, its
+    building's component, and the depression under it (its code and floor level), if any."""
+    geo, codes, elev, pixel_class = rd.geo, rd.board.terrain, rd.board.elevation, rd.pixel_class
+    cx, cy = geo.centre(*h)
+    xs, ys = _disc_pixels(geo, cx, cy, _DISC_OFFSETS)
+    cls = pixel_class[xs, ys]
+    depression = pixel_class[cx, cy] == _DEPRESSION or (cls == _DEPRESSION).mean() >= _MAJORITY
+    keep = (cls != _ROAD) & (cls != _HEXSIDE) & (cls != _DEPRESSION)
+    if keep.sum() < _MAJORITY * len(cls):  # a road or depression covers the centre dot: look wider
+        xs, ys = _disc_pixels(geo, cx, cy, _WIDE_OFFSETS)
+        cls = pixel_class[xs, ys]
+        keep = (cls != _ROAD) & (cls != _HEXSIDE) & (cls != _DEPRESSION)
+    counts = np.bincount(cls[keep], minlength=len(rd.classes.names))
+    counts[_OPEN] = 0
+    best = int(counts.argmax())
+    klass = best if counts[best] > 0 and counts[best] >= _MAJORITY * keep.sum() else _OPEN
+    code = int(codes[cx, cy])
+    if klass != _OPEN:
+        sel = keep & (cls == klass)
+        code = int(np.bincount(codes[xs[sel], ys[sel]]).argmax())
+    table = rd.table
+    if not depression and any(
+        c in table.types and table[c].los_category == "BRIDGE" for c in (code, int(codes[cx, cy]))
+    ):
+        # a bridge over the centre dot: is there a gully or stream under it?
+        wx, wy = _disc_pixels(geo, cx, cy, _WIDE_OFFSETS)
+        depression = bool((pixel_class[wx, wy] == _DEPRESSION).mean() >= 0.1)
+    info: dict[str, Any] = {"class": rd.classes.names[klass], "code": code, "level": int(elev[cx, cy])}
+    if klass == _BUILDING and building_labels is not None:
+        labs = building_labels[xs[keep & (cls == klass)], ys[keep & (cls == klass)]]
+        info["component"] = int(np.bincount(labs).argmax())
+    if depression:
+        for offsets in (_DISC_OFFSETS, _WIDE_OFFSETS):  # the depression's pixels near the centre dot
+            dx, dy = _disc_pixels(geo, cx, cy, offsets)
+            is_dep = pixel_class[dx, dy] == _DEPRESSION
+            if is_dep.any():
+                break
+        info["depression"] = int(np.bincount(codes[dx[is_dep], dy[is_dep]]).argmax())
+        # the depression's floor: the commonest ground level under it
+        info["floor"] = int(np.bincount(elev[dx[is_dep], dy[is_dep]].astype(np.int64) + 128).argmax()) - 128
+    return info
+
+
+def _hex_terrain(rd: _Reading, h: Hex, info: dict[str, Any], override: str | None,
+                 components: Mapping[int, list[Hex]], gully_as_dry_stream: bool) -> HexTerrain:
+    """A hex's terrain in the map format's terms, from what :func:`_sample_hex` read."""
+    name = _hex_name(h)
+    class_name: str = info["class"]
+    vasl_name = rd.table.name(info["code"])
+    terrain, building, upper, building_id, stairwell = "open", None, None, None, False
+    bridge: str | None = None
+    if class_name == "building":
+        vasl_name, building, upper, stairwell = _building(rd, name, vasl_name, override)
+        terrain = "building"
+        members = components.get(info.get("component", -1), [])
+        if len(members) > 1:
+            building_id = f"building-{_hex_name(min(members))}"
+    elif class_name.startswith("unsupported:"):
+        what = class_name.split(":", 1)[1]
+        if what in _BRIDGES and "depression" in info:
+            bridge = _BRIDGES[what]  # kept if a stream or gully is carried under it (below)
+        else:
+            rd.note(what, name)
+    elif class_name != "open":
+        terrain = class_name
+        if class_name == "rubble":
+            building = "stone" if vasl_name.startswith("Stone") else "wooden"
+    level, stream = info["level"], None
+    if "depression" in info:
+        level, stream = _depression(rd, name, terrain, info, gully_as_dry_stream)
+    if bridge is not None and stream is None:
+        rd.note(vasl_name, name)
+        bridge = None
+    return HexTerrain(level=level, bridge=bridge, terrain=terrain, building=building, upper_levels=upper,
+                      building_id=building_id, stairwell=stairwell, stream=stream, vasl_terrain=vasl_name)
+
+
+def _building(rd: _Reading, name: str, vasl_name: str, override: str | None) -> tuple[str, str, int | None, bool]:
+    """A building hex's VASL type (BoardMetadata.xml's override, else the pixels'), its material, its
+    upper levels and whether it has a stairwell."""
+    type_name = override if override is not None else vasl_name
+    m = _BUILDING_NAME.fullmatch(type_name)
+    if m is None:
+        rd.note(f"{type_name} (building type override)", name)
+        m = _BUILDING_NAME.fullmatch(vasl_name)
+        type_name = vasl_name
+    assert m is not None
+    upper, stairwell = None, False
+    if m.group(2):
+        upper = rd.table.by_name(type_name).height or int(m.group(2))
+        stairwell = name in rd.board.stairways
+    return type_name, m.group(1).lower(), upper, stairwell
+
+
+def _depression(rd: _Reading, name: str, terrain: str, info: dict[str, Any],
+                gully_as_dry_stream: bool) -> tuple[int, str | None]:
+    """A depression hex's level (its Crest level) and stream kind: a stream, or a gully as a dry stream
+    (B20.41); anything else, or a stream where P4.1 lets none run, is noted and left out."""
+    dep_name = rd.table.name(info["depression"])
+    stream: str | None = None
+    if dep_name in _STREAMS:
+        stream = _STREAMS[dep_name]
+        level = info["floor"] + (0 if stream == "flooded" else 1)
+    elif dep_name == "Gully" and gully_as_dry_stream:
+        stream = "dry"
+        level = info["floor"] + 1
+    else:
+        rd.note(dep_name, name)
+        level = info["floor"]
+    if stream and terrain not in ("open", "woods", "pine-woods", "brush", "orchard"):
+        rd.note(f"{dep_name} in a {terrain} hex (P4.1: a stream runs only with open ground, woods, brush or "
+                "orchard; the stream is left out)", name)
+        stream = None
+    return level, stream
+
+
+class _Sides(NamedTuple):
+    """Every hexside of a board between two of its hexes (hex, its side 1-3, neighbour), and the terrain
+    codes sampled along and across each, shaped (hexsides, offsets, positions)."""
+
+    pairs: list[tuple[Hex, int, Hex]]
+    sampled: np.ndarray
+    valid: np.ndarray
+
+    def key(self, i: int) -> HexsideKey:
+        a, _, b = self.pairs[i]
+        return _hexside_key(a, b)
+
+
+def _sample_hexsides(geo: BoardGeometry, codes: np.ndarray) -> _Sides | None:
     pairs: list[tuple[Hex, int, Hex]] = []
     for col, row in geo.hexes:
         for side in (1, 2, 3):
             nb = geo.neighbour(col, row, side)
             if nb is not None:
                 pairs.append(((col, row), side, nb))
+    if not pairs:
+        return None
+    starts = np.array([geo.vertex(c, r, s) for (c, r), s, _ in pairs])
+    ends = np.array([geo.vertex(c, r, s + 1) for (c, r), s, _ in pairs])
+    centres = np.array([geo.centre_exact(c, r) for (c, r), _, _ in pairs])
+    mids = (starts + ends) / 2
+    outward = (mids - centres) / np.linalg.norm(mids - centres, axis=1)[:, None]
+    across = np.array(_SIDE_OFFSETS, dtype=np.float64)
+    along_pts = starts[:, None, :] + (ends - starts)[:, None, :] * _SIDE_TS[None, :, None]
+    pts = along_pts[:, None, :, :] + across[None, :, None, None] * outward[:, None, None, :]
+    sampled, valid = _sample(codes, pts[..., 0], pts[..., 1])
+    return _Sides(pairs, sampled, valid)
+
+
+def _hexside_features(rd: _Reading, hexes: Mapping[Hex, HexTerrain]) -> dict[HexsideKey, dict[str, Any]]:
+    """Each hexside's keys: the roads crossing it, its hexside terrain (walls, hedges, ...), and
+    ``stream = false`` between two stream hexes where the stream does not cross it."""
+    sides = _sample_hexsides(rd.geo, rd.board.terrain)
     hexsides: dict[HexsideKey, dict[str, Any]] = {}
-    if pairs:
-        starts = np.array([geo.vertex(c, r, s) for (c, r), s, _ in pairs])
-        ends = np.array([geo.vertex(c, r, s + 1) for (c, r), s, _ in pairs])
-        centres = np.array([geo.centre_exact(c, r) for (c, r), _, _ in pairs])
-        mids = (starts + ends) / 2
-        outward = (mids - centres) / np.linalg.norm(mids - centres, axis=1)[:, None]
-        across = np.array(_SIDE_OFFSETS, dtype=np.float64)
-        # points shaped (hexsides, offsets, positions)
-        along_pts = starts[:, None, :] + (ends - starts)[:, None, :] * _SIDE_TS[None, :, None]
-        pts = along_pts[:, None, :, :] + across[None, :, None, None] * outward[:, None, None, :]
-        sampled, valid = _sample(codes, pts[..., 0], pts[..., 1])
-        present = {int(c) for c in np.unique(codes)}
-        k = {o: i for i, o in enumerate(_SIDE_OFFSETS)}
-        narrow = [k[o] for o in (-2, -1, 0, 1, 2)]
-        centre_ts = (_SIDE_TS >= 1 / 3) & (_SIDE_TS <= 2 / 3)
+    if sides is None:
+        return hexsides
+    present = {int(c) for c in np.unique(rd.board.terrain)}
+    _road_hexsides(rd, sides, present, hexsides)
+    _hexside_terrain(rd, sides, present, hexsides)
+    # streams: between two stream hexes the format assumes the stream crosses; say where it does not
+    dep = rd.classes.of_code[sides.sampled] == _DEPRESSION
+    crossed, _along = _crossing(dep, dep, sides.valid)
+    for i, (a, _, b) in enumerate(sides.pairs):
+        if hexes[a].stream and hexes[b].stream and not crossed[i]:
+            hexsides.setdefault(sides.key(i), {})["stream"] = False
+    return hexsides
 
-        def put(i: int, key: str, value: Any) -> None:
-            a, _, b = pairs[i]
-            hexsides.setdefault(_hexside_key(a, b), {})[key] = value
 
-        # roads: the road (and what is drawn over it) crosses the hexside
-        overprint = np.isin(sampled, [table.by_name(n).code for n in _ROAD_OVERPRINTS if _has_name(table, n)])
-        best_cross = [0] * len(pairs)
-        for road_name, road_kind in _ROADS.items():
-            if not _has_name(table, road_name) or table.by_name(road_name).code not in present:
-                continue
-            road = sampled == table.by_name(road_name).code
-            crossed, along = _crossing(road | overprint, road, valid)
-            strength = (road | overprint)[:, k[0]].sum(axis=1)
-            for i in np.nonzero(crossed)[0].tolist():
-                if int(strength[i]) > best_cross[i]:
-                    best_cross[i] = int(strength[i])
-                    put(i, "road", road_kind)
-            for j in np.nonzero(along)[0].tolist():
-                a, _, b = pairs[j]
-                note("Road along a hexside (a Narrow Street only under KGP P5.1)", _hexside_name(_hexside_key(a, b)))
+def _road_hexsides(rd: _Reading, sides: _Sides, present: set[int],
+                   hexsides: dict[HexsideKey, dict[str, Any]]) -> None:
+    """Roads: the road (and what is drawn over it) crosses the hexside; the strongest road crossing wins."""
+    table, sampled, valid = rd.table, sides.sampled, sides.valid
+    k0 = _SIDE_OFFSETS.index(0)
+    overprint = np.isin(sampled, [table.by_name(n).code for n in _ROAD_OVERPRINTS if _has_name(table, n)])
+    best_cross = [0] * len(sides.pairs)
+    for road_name, road_kind in _ROADS.items():
+        if not _has_name(table, road_name) or table.by_name(road_name).code not in present:
+            continue
+        road = sampled == table.by_name(road_name).code
+        crossed, along = _crossing(road | overprint, road, valid)
+        strength = (road | overprint)[:, k0].sum(axis=1)
+        for i in np.nonzero(crossed)[0].tolist():
+            if int(strength[i]) > best_cross[i]:
+                best_cross[i] = int(strength[i])
+                hexsides.setdefault(sides.key(i), {})["road"] = road_kind
+        for j in np.nonzero(along)[0].tolist():
+            rd.note("Road along a hexside (a Narrow Street only under KGP P5.1)", _hexside_name(sides.key(j)))
 
-        # hexside terrain: walls, hedges; anything else is unsupported
-        for code in sorted(present):
-            t = table.types.get(code)
-            if t is None or not t.is_hexside:
-                continue
-            on = (sampled[:, narrow] == code) & valid[:, narrow]
-            cover = on.any(axis=1)
-            line_valid = valid[:, k[0]]
-            frac = cover.sum(axis=1) / np.maximum(line_valid.sum(axis=1), 1)
-            central = (cover & centre_ts).sum(axis=1) / np.maximum((line_valid & centre_ts).sum(axis=1), 1)
-            for j in np.nonzero((frac >= 0.5) & (central >= 0.5))[0].tolist():
-                if t.name in _HEXSIDE_FLAGS:
-                    put(j, _HEXSIDE_FLAGS[t.name], True)
-                else:
-                    a, _, b = pairs[j]
-                    note(f"{t.name} (hexside)", _hexside_name(_hexside_key(a, b)))
 
-        # streams: between two stream hexes the format assumes the stream crosses; say where it does not
-        dep = classes.of_code[sampled] == _DEPRESSION
-        crossed, _along = _crossing(dep, dep, valid)
-        for i, (a, _, b) in enumerate(pairs):
-            if hexes[a].stream and hexes[b].stream and not crossed[i]:
-                put(i, "stream", False)
-
-    # slopes (BoardMetadata.xml)
-    slope_sources: dict[HexsideKey, str] = {}
-    for key, (down, source) in _slope_hexsides(board, hexes, note).items():
-        hexsides.setdefault(key, {})["slope"] = _hex_name(down)
-        slope_sources[key] = source
-
-    ordered = {key: hexsides[key] for key in sorted(hexsides) if hexsides[key]}
-    for names in unsupported.values():
-        names.sort(key=_name_sort_key)
-    return BoardTerrain(
-        board=board.archive_name,
-        geometry=geo,
-        hexes=hexes,
-        hexsides=ordered,
-        unsupported=unsupported,
-        slope_sources=slope_sources,
-    )
+def _hexside_terrain(rd: _Reading, sides: _Sides, present: set[int],
+                     hexsides: dict[HexsideKey, dict[str, Any]]) -> None:
+    """Hexside terrain covering half the hexside and half its middle third: walls, hedges, bocage, cliffs
+    and rowhouse walls as the map's flags; anything else is noted as unsupported."""
+    sampled, valid = sides.sampled, sides.valid
+    k = {o: i for i, o in enumerate(_SIDE_OFFSETS)}
+    narrow = [k[o] for o in (-2, -1, 0, 1, 2)]
+    centre_ts = (_SIDE_TS >= 1 / 3) & (_SIDE_TS <= 2 / 3)
+    for code in sorted(present):
+        t = rd.table.types.get(code)
+        if t is None or not t.is_hexside:
+            continue
+        on = (sampled[:, narrow] == code) & valid[:, narrow]
+        cover = on.any(axis=1)
+        line_valid = valid[:, k[0]]
+        frac = cover.sum(axis=1) / np.maximum(line_valid.sum(axis=1), 1)
+        central = (cover & centre_ts).sum(axis=1) / np.maximum((line_valid & centre_ts).sum(axis=1), 1)
+        for j in np.nonzero((frac >= 0.5) & (central >= 0.5))[0].tolist():
+            if t.name in _HEXSIDE_FLAGS:
+                hexsides.setdefault(sides.key(j), {})[_HEXSIDE_FLAGS[t.name]] = True
+            else:
+                rd.note(f"{t.name} (hexside)", _hexside_name(sides.key(j)))
 
 
 def _has_name(table: TerrainTable, name: str) -> bool:

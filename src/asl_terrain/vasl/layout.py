@@ -12,7 +12,7 @@ import numpy as np
 from asl_terrain.errors import MapError
 
 from .archive import BoardArchive, BoardMetadata, OverlayRule, TurnedBoard, read_board
-from .derive import _emit_map, derive_board
+from .derive import BoardTerrain, _emit_map, derive_board
 from .geometry import HEX_HEIGHT, HEX_WIDTH, BoardGeometry, Hex, _hex_name, _parse_hex
 from .terrain import TerrainTable, load_terrain_table
 
@@ -159,43 +159,13 @@ def import_boards(
     if not boards:
         raise MapError("no board archive to import")
     table = table if table is not None else load_terrain_table()
-    by_name: dict[str, BoardArchive] = {}
-    for b in boards:
-        by_name.setdefault(b.archive_name, b)
-        by_name.setdefault(b.path.name, b)
     rows = parse_layout(layout) if layout else [[b.archive_name for b in boards]]
-    placed: list[tuple[BoardArchive, int, int]] = []
-    dr = 0
-    for row in rows:
-        dc = 0
-        row_height = 0
-        for board_name in row:
-            found = by_name.get(board_name)
-            turned = False
-            if found is None and board_name.startswith("r") and board_name[1:] in by_name:
-                found, turned = by_name[board_name[1:]], True  # "rbd05": board 5 rotated 180° (VASL's r05)
-            if found is None:
-                raise MapError(f"layout names board {board_name!r}, but the archives given are "
-                               f"{', '.join(x.archive_name for x in boards)} (an 'r' before one turns it 180°)")
-            b = TurnedBoard(found) if turned else found
-            placed.append((b, dc, dr))
-            dc += b.width - 1 if (b.width - 1) % 2 == 0 else b.width
-            row_height = max(row_height, b.height)
-        dr += row_height if row_height % 2 == 0 else row_height + 1
+    placed = _place(boards, rows)
     prefixes: list[str] = []
     for b, _, _ in placed:
         p = board_prefix(b)
         prefixes.append(p if p and p not in prefixes else "")
-    if len(placed) == 1:
-        board, _, _ = placed[0]
-        derived = derive_board(board, table)
-        covered: frozenset[Hex] = frozenset(board.geometry.hexes)
-    else:
-        composed = _ComposedBoard(placed)
-        derived = derive_board(composed, table)
-        covered = composed.covered
-        derived.hexes = {h: t for h, t in derived.hexes.items() if h in covered}
-        derived.hexsides = {k: v for k, v in derived.hexsides.items() if k[0] in covered and k[1] in covered}
+    derived = _derive_placed(placed, table)
     title = name if name is not None else (
         f"VASL board {placed[0][0].name}" if len(placed) == 1 else
         "VASL boards " + "; ".join(", ".join(n for n in row) for row in rows))
@@ -203,18 +173,7 @@ def import_boards(
     # since its hexes are no longer where its printed names would put them on the map's grid
     map_prefix = prefixes[0] if len(placed) == 1 and not isinstance(placed[0][0], TurnedBoard) else ""
     out = _emit_map([(derived, 0, 0)], name=title, prefix=map_prefix)
-    refs = archive_refs or {}
-    depiction: dict[str, Any] = {"kind": "vasl"}
-    if terrain_table_ref:
-        depiction["terrain_table"] = terrain_table_ref
-    depiction["board"] = [
-        {"archive": refs.get(b.archive_name, b.archive_name), "prefix": p, "column": dc, "row": dr,
-         "columns": b.width, "rows": b.height, **({"flipped": True} if isinstance(b, TurnedBoard) else {}),
-         **({"overlays": [str(o) for o in getattr(b, "overlay_placements", ())]}
-            if getattr(b, "overlay_placements", None) else {})}
-        for (b, dc, dr), p in zip(placed, prefixes)
-    ]
-    out["depiction"] = depiction
+    out["depiction"] = _depiction(placed, prefixes, archive_refs or {}, terrain_table_ref)
     unsupported = derived.unsupported_lines()
     annotations: list[str] = []
     for b, dc, dr in placed:  # boards read from their artwork colours: Narrow Streets, annotation files
@@ -233,3 +192,59 @@ def import_boards(
         out["not_carried"] = list(unsupported)
     return BoardImport(out, unsupported, [(b, dc, dr, p) for (b, dc, dr), p in zip(placed, prefixes)],
                        annotations)
+
+
+def _place(boards: Sequence[BoardArchive], rows: list[list[str]]) -> list[tuple[BoardArchive, int, int]]:
+    """Each board of the layout's rows at its (column offset, row offset): boards in a row overlap by a
+    column, rows by a row, offsets kept even; ``r`` before a name turns that board 180° (VASL's r05)."""
+    by_name: dict[str, BoardArchive] = {}
+    for b in boards:
+        by_name.setdefault(b.archive_name, b)
+        by_name.setdefault(b.path.name, b)
+    placed: list[tuple[BoardArchive, int, int]] = []
+    dr = 0
+    for row in rows:
+        dc = 0
+        row_height = 0
+        for board_name in row:
+            found = by_name.get(board_name)
+            turned = False
+            if found is None and board_name.startswith("r") and board_name[1:] in by_name:
+                found, turned = by_name[board_name[1:]], True  # "rbd05": board 5 rotated 180° (VASL's r05)
+            if found is None:
+                raise MapError(f"layout names board {board_name!r}, but the archives given are "
+                               f"{', '.join(x.archive_name for x in boards)} (an 'r' before one turns it 180°)")
+            b = TurnedBoard(found) if turned else found
+            placed.append((b, dc, dr))
+            dc += b.width - 1 if (b.width - 1) % 2 == 0 else b.width
+            row_height = max(row_height, b.height)
+        dr += row_height if row_height % 2 == 0 else row_height + 1
+    return placed
+
+
+def _derive_placed(placed: Sequence[tuple[BoardArchive, int, int]], table: TerrainTable) -> BoardTerrain:
+    """The placed boards read as one (a layout: composed, then cut to the hexes some board covers)."""
+    if len(placed) == 1:
+        return derive_board(placed[0][0], table)
+    composed = _ComposedBoard(placed)
+    derived = derive_board(composed, table)
+    covered = composed.covered
+    derived.hexes = {h: t for h, t in derived.hexes.items() if h in covered}
+    derived.hexsides = {k: v for k, v in derived.hexsides.items() if k[0] in covered and k[1] in covered}
+    return derived
+
+
+def _depiction(placed: Sequence[tuple[BoardArchive, int, int]], prefixes: Sequence[str], refs: Mapping[str, str],
+               terrain_table_ref: str | None) -> dict[str, Any]:
+    """The map's ``[depiction]``: the boards' artwork, each board with its archive, prefix and place."""
+    depiction: dict[str, Any] = {"kind": "vasl"}
+    if terrain_table_ref:
+        depiction["terrain_table"] = terrain_table_ref
+    depiction["board"] = [
+        {"archive": refs.get(b.archive_name, b.archive_name), "prefix": p, "column": dc, "row": dr,
+         "columns": b.width, "rows": b.height, **({"flipped": True} if isinstance(b, TurnedBoard) else {}),
+         **({"overlays": [str(o) for o in getattr(b, "overlay_placements", ())]}
+            if getattr(b, "overlay_placements", None) else {})}
+        for (b, dc, dr), p in zip(placed, prefixes)
+    ]
+    return depiction
