@@ -1,0 +1,275 @@
+"""Issue 10 item 5 for the [terrain] and [hexside] tables: every value of every group (mf, mp, mp_buttoned_up,
+los, tem) of the bundled chart is read, proven by changing it in a copy of the chart and finding some ruling on
+a one-feature map that changes (a move into or across it, a LOS past it, the TEM of a unit in or behind it).
+Values no ruling reads are listed in UNREAD with the reason (docs/chart-research.md)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from asl_terrain.chart import Chart, _bundled_document, default_chart, validate_chart_document
+from asl_terrain.effects import tem
+from asl_terrain.grid import Hexside
+from asl_terrain.los import los
+from asl_terrain.model import Map
+from asl_terrain.movement import move_cost
+
+Ruling = Callable[[Chart], Any]
+#: the P5.141 illustration (a Narrow Street roadblock on O17-O18)
+VILLAGE = Map.load(Path(__file__).resolve().parent / "maps" / "st_village.toml")
+META = ("rule", "tag", "note")
+COST_GROUPS = ("mf", "mp", "mp_buttoned_up")
+UNIT_COLUMNS = ("infantry", "cavalry", "wagon", "motorcycle", "armored-car", "fully-tracked", "half-track", "truck")
+
+#: the map blocks of each [terrain] entry, in hex B2
+HEX: dict[str, dict[str, Any]] = {
+    "open": {}, "woods": {"terrain": "woods"}, "pine-woods": {"terrain": "pine-woods"},
+    "brush": {"terrain": "brush"}, "orchard": {"terrain": "orchard"}, "grain": {"terrain": "grain"},
+    "building": {"terrain": "building", "building": "stone"},
+    "building-wooden": {"terrain": "building", "building": "wooden"},
+    "rubble": {"terrain": "rubble", "building": "stone"}, "rubble-wooden": {"terrain": "rubble", "building": "wooden"},
+    "graveyard": {"terrain": "graveyard"}, "marsh": {"terrain": "marsh"}, "shellholes": {"terrain": "shellholes"},
+    "stream-shallow": {"stream": "shallow"}, "stream-dry": {"stream": "dry"}, "stream-deep": {"stream": "deep"},
+    "stream-flooded": {"stream": "flooded"}, "ford": {"stream": "shallow", "ford": True},
+    "culvert": {"stream": "shallow", "culvert": True}, "water": {"terrain": "water"},
+    "bridge": {"stream": "shallow", "bridge": "stone"},
+}
+#: the map blocks of each [hexside] entry, on hexside B2-B3: (its hexside keys, counters, hexes around it)
+BUILDINGS = [{"at": ["B2", "B3"], "terrain": "building", "building": "stone"}]
+SIDE: dict[str, tuple[dict[str, Any], list[dict[str, Any]], list[dict[str, Any]]]] = {
+    "road-paved": ({"road": "paved"}, [], []), "road-dirt": ({"road": "dirt"}, [], []),
+    "wall": ({"wall": True}, [], []), "hedge": ({"hedge": True}, [], []), "bocage": ({"bocage": True}, [], []),
+    "rowhouse-wall": ({"rowhouse_wall": True}, [], BUILDINGS),
+    "cliff": ({"cliff": True}, [], [{"at": ["B3", "B4", "B5", "B6"], "level": 1}]),
+    "fence": ({"fence": True}, [], []),
+    "roadblock": ({"road": "paved"}, [{"type": "roadblock", "hexside": "B2-B3"}], []),
+    "narrow-street-roadblock": ({"narrow_street": "paved"}, [{"type": "roadblock", "hexside": "B2-B3"}], BUILDINGS),
+}
+
+#: (table.entry.group.key): why no ruling reads it (each is checked to change nothing on these maps)
+_HINDRANCE_HEIGHT = "a Hindrance stands at param.hindrance_height (digest §7.6), whatever its own height"
+_STREAM_ROLE = "a stream's depression comes from the hex's stream key (B20.2, A6.3), not from this role"
+_OPEN = "the engine rules the unit in Open Ground and cites the group's rule; it reads none of its values"
+_NO_VEHICLE = "no vehicle or Wagon crosses a roadblock (B29.4): the movement rule forbids it whatever the chart says"
+_NO_ROAD_RATE = ("read only for a road-rate entry or a LOS through the hex (B3.3), which the building or rubble "
+                 "blocks or negates (B3.43); its positive TEM ends Open Ground anyway (A4.6)")
+UNREAD: dict[str, str] = {
+    "terrain.brush.los.height": _HINDRANCE_HEIGHT,
+    "terrain.grain.los.height": _HINDRANCE_HEIGHT,
+    "terrain.graveyard.los.height": _HINDRANCE_HEIGHT,
+    "terrain.marsh.los.height": _HINDRANCE_HEIGHT,
+    "terrain.orchard.los.inherent": "an orchard's Hindrance is always whole-hex (B14.2): the LOS code does not ask",
+    "terrain.building.los.role": "a building's obstacle comes from its type ([building_height], B23.2), not this role",
+    "terrain.building-wooden.tem.open_ground": _NO_ROAD_RATE,
+    "terrain.rubble.tem.open_ground": _NO_ROAD_RATE,
+    "terrain.rubble-wooden.tem.open_ground": _NO_ROAD_RATE,
+    **{f"terrain.stream-{d}.los.role": _STREAM_ROLE for d in ("shallow", "dry", "deep", "flooded")},
+    **{f"terrain.{e}.tem.{k}": _OPEN for e in ("stream-shallow", "stream-dry", "stream-deep", "stream-flooded",
+                                               "culvert", "bridge") for k in ("direct", "indirect", "open_ground")},
+    "terrain.culvert.mf.infantry": "entering a Stream Culvert costs its stream's depth cost (P4.21, stream-*.mf)",
+    **{f"terrain.bridge.mp.{k}": "a vehicle drives onto a bridge's deck only across its road hexsides, at the road "
+                                 "rate (B6.1)" for k in UNIT_COLUMNS[3:]},
+    "terrain.bridge.los.role": "a bridge is always the B6.2 Hindrance (its hindrance is read), never this role",
+    "hexside.rowhouse-wall.los.role": "a rowhouse wall is always an obstacle as high as its taller building (B23.71)",
+    "hexside.cliff.los.role": "a cliff is no obstacle itself (B11.2); its Blind Hexes come from the cliff key",
+    "hexside.cliff.tem.direct": "no TEM beyond a Crest Line's (B11.3): the engine reads none",
+    "hexside.cliff.tem.indirect": "no TEM beyond a Crest Line's (B11.3): the engine reads none",
+    "hexside.fence.los.role": "a fence is no LOS obstacle or Hindrance (P3.2): the LOS code does not ask",
+    "hexside.roadblock.mf.wagon": _NO_VEHICLE,
+    **{f"hexside.roadblock.mp.{k}": _NO_VEHICLE for k in UNIT_COLUMNS[3:]},
+    "hexside.narrow-street-roadblock.mf.wagon": _NO_VEHICLE,
+    "hexside.narrow-street-roadblock.los.role": "the roadblock's centre-to-centre segment is always a Half-Level "
+                                                "obstacle (P5.141): its height is read, not this role",
+    "hexside.narrow-street-roadblock.tem.residual_fp": "Residual FP has no firer whose LOS crosses the segment: "
+                                                       "P5.141's no-TEM is ruled whatever the value",
+}
+
+
+def M(hexes: list[dict[str, Any]] = [], hexsides: list[dict[str, Any]] = [],  # noqa: B006
+      counters: list[dict[str, Any]] = []) -> Map:  # noqa: B006
+    """A 5 x 6 map of open ground with the blocks given."""
+    return Map.from_data({"format": "asl-terrain/1", "columns": ["A", "E"], "rows": [1, 6],
+                          "hex": hexes, "hexside": hexsides, "counter": counters})
+
+
+def _unit(column: str, buttoned_up: bool) -> dict[str, Any]:
+    u: dict[str, Any] = ({"type": column} if column in ("infantry", "cavalry", "wagon", "motorcycle")
+                         else {"type": "vehicle", "class": column})
+    if buttoned_up:
+        u["buttoned_up"] = True
+    return u
+
+
+def _moves(m: Map, frm: str, to: str, columns: tuple[str, ...], buttoned_up: bool = False,
+           **kw: Any) -> list[Ruling]:
+    return [lambda c, u=_unit(col, buttoned_up): move_cost(m, u, frm, to, chart=c, **kw).to_json()
+            for col in columns]
+
+
+def _sights(m: Map, pairs: list[tuple[str, str]]) -> list[Ruling]:
+    return [lambda c, a=a, b=b: los(m, m.parse_location(a), m.parse_location(b), chart=c).to_json() for a, b in pairs]
+
+
+def _tems(m: Map, target: str, firers: list[str], **kw: Any) -> list[Ruling]:
+    out: list[Ruling] = []
+    for attack in ("small-arms", "indirect", "air-burst", "residual-fp"):
+        for f in ([None] if attack in ("indirect", "residual-fp") else firers):
+            fl = [m.parse_location(f)] if f else []
+            for extra in ({}, {"entrenched": True}):
+                out.append(lambda c, a=attack, fl=fl, x=extra: tem(m, m.parse_location(target), fl, a, chart=c,
+                                                                    **kw, **x).to_json())
+    return out
+
+
+def _hex_rulings(key: str, group: str, k: str) -> list[Ruling]:
+    spec = {"at": ["B2"], **HEX[key]}
+    to = "B2/culvert" if key == "culvert" else "B2"
+    hexes = [{"at": ["B1", "B2", "B3"], "stream": "shallow"}, spec] if key == "culvert" else [spec]
+    m = M(hexes)
+    columns = (k,) if k in UNIT_COLUMNS else ("infantry", "fully-tracked", "truck", "half-track")
+    if group in COST_GROUPS:
+        return _moves(m, "B1", to, columns, protection=(k == "protection"))
+    if group == "los":
+        hills = [M([*hexes, {"at": ["B1", "B3"], "level": level}]) for level in (1, 2)]
+        high = M([*hexes, {"at": ["B1"], "level": 3}])
+        return (_sights(m, [("B1", "B3"), ("A1", "C3"), ("B1", to), ("A2", "C2")]) + _sights(hills[0], [("B1", "B3")])
+                + _sights(hills[1], [("B1", "B3")]) + _sights(high, [("B1", "B4"), ("B1", "B5")]))
+    road = M(hexes, [{"at": ["B1-B2"], "road": "paved"}])
+    return (_tems(m, to, ["B4", "B3"], moved_by="non-road")
+            + _tems(road, to, ["B4", "A3"], moved_by="road-rate", entered_across=Hexside.parse("B1-B2"))
+            + _moves(road, "B1", to, ("infantry",), road_rate=True))
+
+
+def _narrow_street_roadblock(group: str, k: str) -> list[Ruling]:
+    """The P5.141 illustration: Bypass along O17-O18 across the roadblock's segment, the LOS along its hexside
+    between its vertices, the TEM of a unit in Bypass at vertex O17-O18-N17 fired on across the segment."""
+    if group == "mf":
+        return [lambda c: move_cost(VILLAGE, _unit(k, False), "N17", None, bypass="O17-O18", to_vertex="O17-O18-P17",
+                                    chart=c).to_json()]
+    if group == "los":  # the segment B2-B3 crossed at its midpoint by the level-1 LOS A3-C3 along the hexside
+        street = M([{"at": ["A3", "C3"], "level": 1}], [{"at": ["B2-B3"], "narrow_street": "paved"}],
+                   [{"type": "roadblock", "hexside": "B2-B3"}])
+        return _sights(street, [("A3", "C3")]) + _sights(VILLAGE, [("O17@O17-O18-P17", "O17@N17-O17-O18")])
+    return _tems(VILLAGE, "O17@O17-O18-N17", ["P17", "O17@O17-O18-P17"])
+
+
+def _side_rulings(key: str, group: str, k: str) -> list[Ruling]:
+    if key == "narrow-street-roadblock":
+        return _narrow_street_roadblock(group, k)
+    side, counters, hexes = SIDE[key]
+    m = M(hexes, [{"at": ["B2-B3"], **side}], counters)
+    columns = (k,) if k in UNIT_COLUMNS else ("infantry", "fully-tracked")
+    if group in COST_GROUPS:
+        return _moves(m, "B2", "B3", columns, buttoned_up=(group == "mp_buttoned_up"),
+                      road_rate=key.startswith("road-"))
+    if group == "los":
+        hills = M([*hexes, {"at": ["B1", "B4"], "level": 1}], [{"at": ["B2-B3"], **side}], counters)
+        return _sights(m, [("B1", "B4"), ("B2", "B3"), ("B1", "B3")]) + _sights(hills, [("B1", "B4")])
+    return _tems(m, "B3", ["B1", "B2"], moved_by="non-road")
+
+
+def _changed(v: Any, key: str) -> Any:
+    """Another value of the same kind (the chart's validation must accept it)."""
+    if key == "role":
+        return "obstacle" if v != "obstacle" else "hindrance"
+    if isinstance(v, bool):
+        return not v
+    if v in ("NA", "ALL"):
+        return 2
+    return v - 1 if key == "air_burst" else v + 1
+
+
+@lru_cache(maxsize=None)
+def _base(case: str, i: int) -> Any:
+    return _outcome(_rulings(case)[i], default_chart())
+
+
+@lru_cache(maxsize=None)
+def _rulings(case: str) -> list[Ruling]:
+    table, key, group, k = case.split(".")
+    return (_hex_rulings if table == "terrain" else _side_rulings)(key, group, k)
+
+
+def _outcome(r: Ruling, chart: Chart) -> Any:
+    try:
+        return r(chart)
+    except Exception as e:  # a refusal is a ruling too (a QueryError naming what is wrong)
+        return f"{type(e).__name__}: {e}"
+
+
+def _chart_with(table: str, key: str, group: str, k: str, value: Any) -> Chart:
+    base = _bundled_document()
+    doc = dict(base)
+    doc[table] = {**base[table], key: {**base[table][key], group: {**base[table][key][group], k: value}}}
+    assert validate_chart_document(doc, base) == []
+    return Chart(doc, f"test chart ({table}.{key}.{group}.{k} = {value})")
+
+
+def _groups() -> list[tuple[str, str, str]]:
+    doc = _bundled_document()
+    return [(table, key, g) for table in ("terrain", "hexside") for key, e in doc[table].items()
+            for g in ("mf", "mp", "mp_buttoned_up", "los", "tem") if g in e]
+
+
+def test_every_entry_of_the_tables_has_a_map() -> None:
+    doc = _bundled_document()
+    assert sorted(doc["terrain"]) == sorted(HEX) and sorted(doc["hexside"]) == sorted(SIDE)
+
+
+@pytest.mark.parametrize("table,key,group", _groups(), ids=[".".join(g) for g in _groups()])
+def test_changing_each_value_of_the_group_changes_a_ruling(table: str, key: str, group: str) -> None:
+    values = _bundled_document()[table][key][group]
+    dead = []
+    for k, v in values.items():
+        case = f"{table}.{key}.{group}.{k}"
+        if k in META or case in UNREAD:
+            continue
+        chart = _chart_with(table, key, group, k, _changed(v, k))
+        rulings = _rulings(case)
+        if not any(_outcome(r, chart) != _base(case, i) for i, r in enumerate(rulings)):
+            dead.append(f"{k} = {v!r}")
+    assert dead == []
+
+
+@pytest.mark.parametrize("case", sorted(UNREAD))
+def test_an_unread_value_changes_no_ruling(case: str) -> None:
+    """Kept honest: once some rule reads one of these values, this fails and it leaves UNREAD."""
+    table, key, group, k = case.split(".")
+    chart = _chart_with(table, key, group, k, _changed(_bundled_document()[table][key][group][k], k))
+    assert all(_outcome(r, chart) == _base(case, i) for i, r in enumerate(_rulings(case)))
+
+
+#: the building of each [building_height] entry, in hex B2
+BUILDING_OF: dict[str, dict[str, Any]] = {
+    "single-story-house": {"building_type": "single-story-house"},
+    "two-story-house": {"building_type": "two-story-house"},
+    "single-hex-two-story-house": {"building_type": "single-hex-two-story-house"},
+    "multi-level-extra": {"building_type": "multi-level", "upper_levels": 1},
+    "steeple-raises-height": {"upper_levels": 1, "steeple": True},
+}
+
+
+@pytest.mark.parametrize("key", sorted(BUILDING_OF))
+def test_changing_a_building_height_changes_a_ruling(key: str) -> None:
+    """A LOS over the building between two hills, and the Blind Hexes it casts from a higher one (B23.2)."""
+    base = _bundled_document()
+    v = base["building_height"][key]["value"]
+    doc = {**base, "building_height": {**base["building_height"], key: {**base["building_height"][key],
+                                                                          "value": _changed(v, "value")}}}
+    assert validate_chart_document(doc, base) == []
+    chart = Chart(doc, f"test chart (building_height.{key})")
+    spec = {"at": ["B2"], "terrain": "building", "building": "stone", **BUILDING_OF[key]}
+    rulings = [r for level in (1, 2, 3) for r in _sights(M([spec, {"at": ["B1", "B3"], "level": level}]),
+                                                           [("B1", "B3")])]
+    rulings += [r for level in (3, 4) for r in _sights(M([spec, {"at": ["B1"], "level": level}]),
+                                                         [("B1", "B3"), ("B1", "B4"), ("B1", "B5")])]
+    assert any(_outcome(r, chart) != _outcome(r, default_chart()) for r in rulings)
+
+
+def test_every_building_height_has_a_case() -> None:
+    assert sorted(_bundled_document()["building_height"]) == sorted(BUILDING_OF)
