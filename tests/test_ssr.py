@@ -247,3 +247,41 @@ def test_every_vasl_ssr_name_in_the_shared_boards_is_carried_or_says_why_not() -
     assert not generic, generic
     assert "Winter" in missing and "weather" in ssr.not_carried_reason("Winter")
     assert "NoHillNums" not in missing and "NoHillNums" not in switches  # only the picture changes
+
+
+@pytest.mark.parametrize("name", [n for n, s in ssr.SWITCHES.items() if s.elevation])
+def test_a_level_switch_rules_as_the_level_it_gives(name: str) -> None:
+    """VASL's LevelNToLevelM: a hex of ground level N under the switch is ruled as one drawn at level M."""
+    ((old, new),) = ssr.SWITCHES[name].elevation.items()  # type: ignore[union-attr]
+    m = _map({"terrain": "woods", "level": old}).with_ssr([name])
+    assert m.terrain(m.parse_hex("C3")).level == new
+    assert _look(m) == _look(_map({"terrain": "woods", "level": new}))
+
+
+def test_level_switches_flatten_the_hills_of_the_vasl_artwork() -> None:
+    """bd02's level-1 and level-2 hills, under level-2-as-1 then level-1-as-0 (VASL's Level2ToLevel1,
+    Level1ToLevel0): no hex and no pixel of the artwork is at level 1 or 2 any more, and no LOS is blocked by
+    level-1 or level-2 ground, though many were before (B10.2)."""
+    from asl_terrain import vasl
+
+    if vasl.vasl_data_dir() is None:
+        pytest.skip("the VASL boards are not found: set ASL_TERRAIN_VASL or put them in ../shared/vasl")
+    m = Map.from_data(vasl.import_boards(["bd02"]).map)
+    s = m.with_ssr(["level-2-as-1", "level-1-as-0"])
+    assert {m.terrain(h).level for h in m.hexes()} >= {1, 2}
+    assert not {s.terrain(h).level for h in s.hexes()} & {1, 2}
+    art = vasl.map_artwork(s)
+    levels = {art.decode(int(c))[1] for c in set(art._flat.tolist())}
+    assert not levels & {1, 2} and 0 in levels
+    names = [m.name_of(h) for h in m.hexes() if not m.terrain(h).offboard]
+    hill_blocks = 0
+    for i, x in enumerate(names[::9]):
+        for y in names[i % 7 :: 13]:
+            if x == y:
+                continue
+            r = los.los(m, m.parse_location(x), m.parse_location(y))
+            hill = r.blocked_by is not None and r.blocked_by.terrain in ("level 1 ground", "level 2 ground")
+            hill_blocks += hill
+            r2 = los.los(s, s.parse_location(x), s.parse_location(y))
+            assert r2.blocked_by is None or not r2.blocked_by.terrain.startswith(("level 1 ", "level 2 ")), (x, y)
+    assert hill_blocks >= 20

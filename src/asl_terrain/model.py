@@ -499,7 +499,8 @@ class Map:
             changed = ssr.apply_keys(keys, "hexside", todo)
             sides[hs] = replace(st, **changed) if changed != keys else st
         cond = replace(self.conditions, ssr=new_names)
-        depiction = replace(self.depiction, ssr=tuple(n for n in new_names if ssr.SWITCHES[n].feature))
+        depiction = replace(self.depiction, ssr=tuple(n for n in new_names
+                                                      if ssr.SWITCHES[n].feature or ssr.SWITCHES[n].elevation))
         new = Map(self.name, self.prefix, self.grid, cond, hexes, sides, self.counters, self.source, depiction,
                   self.units)
         new._default = self._default

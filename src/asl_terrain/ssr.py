@@ -56,6 +56,7 @@ class Switch:
     # hexside features that become another: ("wall", "hedge") makes every wall a hedge (applied before
     # ``hexside``, which then removes the old feature)
     hexside_moves: tuple[tuple[str, str], ...] = ()
+    elevation: Mapping[int, int] | None = None  # ground level -> new level, in the hexes and the artwork's pixels
 
 
 # "terrain A is terrain B" switches beyond woods-as-brush and brush-as-open: the rule of the terrain B gives
@@ -71,6 +72,21 @@ def _terrain_as(a: str, b: str) -> Switch:
     hex_change = {o: b for o in olds}
     return Switch(f"{a}-as-{b}", _TERRAIN_RULE[b], f"{_TERRAIN_WORD[a]} is {_TERRAIN_WORD[b]}",
                   hex={"terrain": hex_change}, feature={o: (None if b == "open" else b) for o in olds})
+
+
+# VASL's hill-level SSRs (its Level4ToLevel0 ... Level_2ToLevel_1): every hill of one level is of another
+_LEVEL_AS = ((6, 5), (5, 4), (4, 3), (4, 2), (4, 1), (4, 0), (4, -1), (3, 2), (3, 1), (3, 0), (3, -1), (2, 1), (2, 0),
+             (2, -1), (1, 0), (1, -1), (-1, 0), (-2, -1), (-2, 0))
+
+
+def _level_word(n: int) -> str:
+    return f"minus{-n}" if n < 0 else str(n)
+
+
+def _level_as(a: int, b: int) -> Switch:
+    return Switch(f"level-{_level_word(a)}-as-{_level_word(b)}", "B10.1",
+                  f"ground of level {a} is level {b} (its hexes' Base Level and the artwork's ground alike)",
+                  hex={"level": {a: b}}, elevation={a: b})
 
 
 SWITCHES: dict[str, Switch] = {s.name: s for s in (
@@ -115,6 +131,7 @@ SWITCHES: dict[str, Switch] = {s.name: s for s in (
            feature={"orchard": None}),
     Switch("no-stairwells", "B23.42", "no building hex has a printed stairwell", hex={"stairwell": {True: False}}),
     *(_terrain_as(a, b) for a, b in _TERRAIN_AS),
+    *(_level_as(a, b) for a, b in _LEVEL_AS),
 )}
 
 # VASL's SSR names (colorSSR / the save's SSR list) → the switch that does the same
@@ -162,6 +179,8 @@ VASL_NAMES: dict[str, str] = {
     "NoSlopes": "no-slopes",
     "BFPF_BSO_NoSlopes": "no-slopes",
     "NoDirt": "no-dirt-roads",
+    **{f"Level{'_' if a < 0 else ''}{abs(a)}ToLevel{'_' if b < 0 else ''}{abs(b)}": _level_as(a, b).name
+       for a, b in _LEVEL_AS},
     "OrchardsToShellholes": "orchards-as-shellholes",
 }
 
@@ -169,7 +188,8 @@ VASL_NAMES: dict[str, str] = {
 COSMETIC = frozenset({"NoHillNums", "NoWhiteHexIDs"})
 
 # why each other VASL SSR name (colorSSR, the LOS rules of SharedBoardMetadata.xml) is not carried
-_LEVELS = "changes the ground levels drawn, which a switch here does not do yet (the artwork's levels would have to change too)"
+_LEVELS = ("changes the ground level under one terrain only, which the level switches (every hex and pixel of a "
+           "level) cannot say")
 _NOT_CARRIED: dict[str, str] = {
     "Winter": "only the artwork turns white; the weather its scenario gives (Ground Snow E3.72, Deep Snow E3.73) "
               "is set with [conditions] weather",
@@ -209,12 +229,27 @@ _NOT_CARRIED: dict[str, str] = {
 }
 
 
+def elevation_map(names: Iterable[str]) -> dict[int, int]:
+    """Ground level -> level under the switches, in order (``level-4-as-3`` then ``level-3-as-2`` lowers 4 to 2)."""
+    out: dict[int, int] = {}
+    for n in names:
+        change = SWITCHES[n].elevation
+        if not change:
+            continue
+        for a, b in change.items():
+            for k, v in list(out.items()):
+                if v == a:
+                    out[k] = b
+            out.setdefault(a, b)
+    return {a: b for a, b in out.items() if a != b}
+
+
 def not_carried_reason(name: str) -> str:
     """Why VASL's SSR ``name`` has no switch here, in words (for a map's ``not_carried`` lines)."""
     if name in _NOT_CARRIED:
         return _NOT_CARRIED[name] + " (not applied)"
     if re.fullmatch(r"Level_?\d+ToLevel_?\d+", name):
-        return f"hills of one level become another: {_LEVELS} (not applied)"
+        return "VASL has no such level change (its levels go down only: Level4ToLevel0 ...) (not applied)"
     if re.fullmatch(r"(Woods|Brush|Grain|Marsh)ToLevel_?\d+", name) or re.fullmatch(r"Level_?\d+To[A-Z]\w+", name):
         return f"terrain and ground level are exchanged: {_LEVELS} (not applied)"
     if name.startswith(("SSO_", "BSO_")) or re.match(r"\d+_BSO_", name):
@@ -230,7 +265,8 @@ _EXCLUSIVE = [{"orchards-out-of-season", "orchards-in-season"},
               {"woods-as-brush", "woods-as-open", "woods-as-grain", "woods-as-marsh"},
               {"brush-as-open", "brush-as-woods", "brush-as-grain", "brush-as-marsh"},
               {"marsh-as-open", "marsh-as-woods", "marsh-as-brush", "marsh-as-grain"},
-              {"no-walls", "walls-as-hedges", "walls-as-bocage"}, {"no-hedges", "hedges-as-walls", "hedges-as-bocage"}]
+              {"no-walls", "walls-as-hedges", "walls-as-bocage"}, {"no-hedges", "hedges-as-walls", "hedges-as-bocage"},
+              *({_level_as(a, b).name for a, b in _LEVEL_AS if a == src} for src in {a for a, _ in _LEVEL_AS})]
 
 
 def checked(names: Iterable[str], where: str = "ssr") -> tuple[str, ...]:

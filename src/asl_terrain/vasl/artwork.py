@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import copy
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
@@ -355,7 +355,24 @@ def _with_ssr(raster: ArtworkRaster, switches: tuple[str, ...]) -> ArtworkRaster
 
     out = copy.copy(raster)
     out.features = tuple(ssr.apply_feature(f, switches) for f in raster.features)
+    levels = ssr.elevation_map(switches)
+    if levels:  # hills of one level drawn as another (VASL's LevelNToLevelM): every pixel's ground level
+        out._raster = _relevel(raster._raster, levels)
+        out._flat = out._raster.reshape(-1)
+        out._hex_codes = {}
+        out._turned = [(*t[:8], _with_ssr(t[8], switches)) for t in raster._turned]
     return out
+
+
+def _relevel(codes: np.ndarray, levels: Mapping[int, int]) -> np.ndarray:
+    """Depiction codes with each ground level changed as ``levels`` says (the feature kept)."""
+    elev = (codes % _CODE_STEP).astype(np.int32) - _ELEV_BIAS
+    out = codes.astype(np.int32)
+    for a, b in levels.items():
+        out[elev == a] += b - a
+    relevelled = out.astype(codes.dtype)
+    relevelled.setflags(write=False)
+    return relevelled
 
 
 def map_artwork(m: Map) -> ArtworkRaster:
