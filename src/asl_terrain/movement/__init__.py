@@ -15,25 +15,39 @@ This module decides the movement rules of the seeds and the base rules they lean
   roadblocks, the doubled COT going up (B10.4), SMOKE as COT (B.2), building levels by stairwell
   (B23.42), Infantry Bypass (A4.3) and VBM (D2.3).
 
-Shape (as networkx's shortest paths): the public :func:`move_cost`, :func:`path` and :func:`reach` wrap
-one rules object whose rules each decide one thing and return a :class:`MoveRuling`, allowed or not, and
-:func:`reach` runs one least-cost search over (Location, state) nodes. The state is what the rules remember
-along the way: whether the B3.4 road bonus can still apply (a Bypass position also carries the hexside it was
-reached along, which decides P5.11's "along a Narrow Street"). The allowance is the cutoff, raised by the
-road bonus for the states that kept it. The search's tables (adjacency lists, built the first time a node is
-expanded) do not depend on the allowance, so every ``reach`` of one unit on one map shares them; each way of
-entering a hex (its COT, the road rate) is its own edge, so the search weighs an ALL cost against the road
-rate by the actual allowance. Every number comes from the terrain chart.
+Shape (as networkx's shortest paths): the public :func:`move_cost`, :func:`path` and :func:`reach` build one
+small frozen :class:`~.context.Context` (map, chart parameters, conditions, unit, allowance, flags) and ask
+the rules, each a function named for what it decides, citing its rule, put in its place in an ordered tuple
+(:data:`~.entry.ENTRY_PROHIBITIONS`, :data:`~.entry.ENTRY_COSTS`, :data:`~.bypass.BYPASS_PROHIBITIONS`,
+:data:`~.bypass.BYPASS_COSTS`, :data:`~.levels.LEVEL_CHANGES` ...); a rule that forbids a move returns a
+:class:`Prohibition`, which becomes a not-allowed :class:`MoveRuling`. :func:`reach` runs one least-cost
+search over (Location, state) nodes; the state is whether the B3.4 road bonus can still apply. The allowance
+is the cutoff, raised by the road bonus for the states that kept it. The search's tables do not depend on the
+allowance, so every ``reach`` of one unit on one map shares them; each way of entering a hex (its COT, the
+road rate) is its own edge, so the search weighs an ALL cost against the road rate by the actual allowance.
+Every number comes from the terrain chart.
 
-The package, by topic:
+The package, by topic (a new rule goes in the module of its topic, in its place in the tuple):
 
 * ``rulings``: the ruling values (:class:`MoveRuling`, :class:`PathRuling`, :class:`ReachRuling`,
-  :class:`VcaRuling`) and a path's :class:`Step`;
+  :class:`VcaRuling`, :class:`Prohibition`) and a path's :class:`Step`;
 * ``terrain``: what the map says for movement (road types, slopes, Narrow Streets, culverts, Crest status)
   and the cached geometry of Bypass;
-* ``mover``: the rules for one unit on one map, and the search's tables;
-* ``search``: a Dijkstra that knows nothing of ASL (a successors function and a cutoff, as networkx's);
+* ``context``: the frozen context the rules read, and the chart's parameters as one typed value;
+* ``common``: the items every kind of entry shares (hexside extras, the climb, SMOKE, vehicles, the road
+  bonus's spoilers) and no entry into a Blaze;
+* ``entry``: entering an adjacent hex (prohibitions, costs, the road rate);
+* ``levels``: upper building levels, Stream Culverts, changes of Location inside a hex;
+* ``bypass``: Bypass and Bypass along a Narrow Street;
+* ``moves``: one move however it is asked, and the VCA change it costs;
+* ``graph``: the search's tables; ``search``: a Dijkstra that knows nothing of ASL (a successors function
+  and a cutoff, as networkx's);
 * ``api``: :func:`move_cost`, :func:`path`, :func:`reach`; ``vca``: :func:`vca_change`.
+
+>>> from asl_terrain.model import load_demo
+>>> r = move_cost(load_demo(), "infantry", "M16", "M17")
+>>> r.cost, r.rules()
+(Fraction(1, 1), ('B3.4',))
 
 Imports: chart, errors, grid, model, rulings, units. Never los, effects, render, ask or cli.
 """
@@ -41,7 +55,7 @@ Imports: chart, errors, grid, model, rulings, units. Never los, effects, render,
 from __future__ import annotations
 
 from .api import move_cost, path, reach
-from .rulings import MoveRuling, PathRuling, Reached, ReachRuling, Step, VcaRuling
+from .rulings import MoveRuling, PathRuling, Prohibition, Reached, ReachRuling, Step, VcaRuling
 from .terrain import (
     bypass_hex,
     crest_status_problem,
@@ -60,6 +74,7 @@ from .vca import vca_change
 __all__ = [
     "MoveRuling",
     "PathRuling",
+    "Prohibition",
     "ReachRuling",
     "Reached",
     "Step",

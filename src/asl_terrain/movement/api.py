@@ -1,5 +1,5 @@
 """The public movement API: :func:`move_cost`, :func:`path` and :func:`reach` (as networkx's shortest
-paths: one rules object, one search), and the cache of rules objects that belongs to each map."""
+paths: one set of rules, one search), and the contexts and search tables cached with each map."""
 
 from __future__ import annotations
 
@@ -14,14 +14,18 @@ from ..grid import Hex, Hexside, Vertex
 from ..model import Conditions, Location, Map
 from ..rulings import distinct, fmt
 from ..units import Unit
-from .mover import _SCALE, _Mover, _scaled
+from .context import Context
+from .graph import SCALE, Tables, edges, scaled
+from .moves import move, with_vca
 from .rulings import ONE, ZERO, MoveRuling, PathRuling, Reached, ReachRuling, Step
 from .search import dijkstra, gc_paused
 from .terrain import bypass_hex, road_bonus_spoilers
 
 # ============================================================================================ caches
 
-_MOVERS: weakref.WeakKeyDictionary[Map, dict[tuple[Any, ...], _Mover]] = weakref.WeakKeyDictionary()
+#: per map: the contexts by (chart, conditions, unit, allowance, flags), and the search's tables by
+#: ("tables", chart, conditions, unit, flags); they go when the map goes
+_MOVERS: weakref.WeakKeyDictionary[Map, dict[tuple[Any, ...], Context | Tables]] = weakref.WeakKeyDictionary()
 
 
 def _as_unit(unit: Unit | str | Mapping[str, Any] | None) -> Unit:
@@ -31,11 +35,19 @@ def _as_unit(unit: Unit | str | Mapping[str, Any] | None) -> Unit:
     return Unit.from_json(unit if unit is not None else "infantry")
 
 
-def _mover(m: Map, unit: Unit | str | Mapping[str, Any] | None, allowance: Any = None, *, dash: bool = False,
-           rout: bool = False, conditions: Conditions | Mapping[str, Any] | None = None,
-           chart: Chart | None = None) -> _Mover:
-    """The (cached) rules object of ``unit`` on ``m``; checks the flags (only Infantry Dash, A4.63, or rout)
-    and the allowance (a number >= 0), naming the key."""
+def _per_map(m: Map) -> dict[tuple[Any, ...], Context | Tables]:
+    per = _MOVERS.get(m)
+    if per is None:
+        per = {}
+        _MOVERS[m] = per
+    return per
+
+
+def _context(m: Map, unit: Unit | str | Mapping[str, Any] | None, allowance: Any = None, *, dash: bool = False,
+             rout: bool = False, conditions: Conditions | Mapping[str, Any] | None = None,
+             chart: Chart | None = None) -> Context:
+    """The (cached) context of ``unit`` moving on ``m``; checks the flags (only Infantry Dash, A4.63, or
+    rout) and the allowance (a number >= 0), naming the key."""
     u = _as_unit(unit)
     if dash and u.type != "infantry":
         raise QueryError("dash: only Infantry may Dash (A4.63)")
@@ -52,28 +64,32 @@ def _mover(m: Map, unit: Unit | str | Mapping[str, Any] | None, allowance: Any =
         if allow < 0:
             raise QueryError(f"allowance: expected a number >= 0, got {allowance!r}")
     key = (ch, cond, u, allow, dash, rout)
-    per = _MOVERS.get(m)
-    if per is None:
-        per = {}
-        _MOVERS[m] = per
-    mv = per.get(key)
-    if mv is None:
+    per = _per_map(m)
+    c = per.get(key)
+    if not isinstance(c, Context):
         if len(per) > 64:
             per.clear()
-        mv = _Mover(m, ch, cond, u, allow, dash, rout)
-        per[key] = mv
-    return mv
+        c = Context.of(m, ch, cond, u, allow, dash, rout)
+        per[key] = c
+    return c
 
 
-#: the allowance of the mover that holds the search's tables (any positive value: the tables do not depend on
-#: it, see :class:`_Mover`)
+#: the allowance of the context that builds the search's tables (any positive value: the tables do not
+#: depend on it, see :mod:`.graph`)
 _SEARCH_ALLOWANCE = ONE
 
 
-def _search_mover(mv: _Mover) -> _Mover:
-    """The mover whose tables every ``reach`` of ``mv``'s unit, map, chart, conditions and flags shares."""
-    return _mover(mv.m, mv.unit, _SEARCH_ALLOWANCE, dash=mv.dash, rout=mv.rout, conditions=mv.cond,
-                  chart=mv.chart)
+def _search_tables(c: Context) -> Tables:
+    """The tables every ``reach`` of ``c``'s unit, map, chart, conditions and flags shares."""
+    key = ("tables", c.chart, c.cond, c.unit, c.dash, c.rout)
+    per = _per_map(c.m)
+    t = per.get(key)
+    if not isinstance(t, Tables):
+        sc = _context(c.m, c.unit, _SEARCH_ALLOWANCE, dash=c.dash, rout=c.rout, conditions=c.cond, chart=c.chart)
+        t = Tables(sc)
+        per = _per_map(c.m)  # _context may have cleared it
+        per[key] = t
+    return t
 
 
 def _loc(m: Map, x: Location | str, key: str) -> Location:
@@ -172,7 +188,7 @@ def move_cost(m: Map, unit: Unit | str | Mapping[str, Any] | None, frm: Location
     >>> r.allowed, r.cost, r.road_rate
     (True, Fraction(1, 1), True)
     """
-    mv = _mover(m, unit, allowance, dash=dash, rout=rout, conditions=conditions, chart=chart)
+    c = _context(m, unit, allowance, dash=dash, rout=rout, conditions=conditions, chart=chart)
     f = _loc(m, frm, "from")
     t = _loc(m, to, "to") if to is not None else None
     hs = m.parse_hexside(bypass) if isinstance(bypass, str) else bypass
@@ -183,21 +199,21 @@ def move_cost(m: Map, unit: Unit | str | Mapping[str, Any] | None, frm: Location
             and dv not in Hexside.of(f.hex, t.hex).vertices()):
         raise QueryError(f"declared_vertex: {m.name_of(dv)} is not a vertex of hexside "
                          f"{m.name_of(Hexside.of(f.hex, t.hex))}")
-    _check_vca(mv, vca, f, t, hs)
-    r = mv.move(f, t, bypass=hs, in_hex=ih, to_vertex=tv, road_rate=road_rate, protection=protection,
-                declared_vertex=dv)
-    return mv.with_vca(r, vca)[0]
+    _check_vca(c, vca, f, t, hs)
+    r = move(c, f, t, bypass=hs, in_hex=ih, to_vertex=tv, road_rate=road_rate, protection=protection,
+             declared_vertex=dv)
+    return with_vca(c, r, vca)[0]
 
 
-def _check_vca(mv: _Mover, vca: Any, frm: Location, to: Location | None, bypass: Hexside | None) -> None:
+def _check_vca(c: Context, vca: Any, frm: Location, to: Location | None, bypass: Hexside | None) -> None:
     """Check a query's ``vca``: a hexspine 0-5 of a vehicle or Wagon, not in Bypass (where a vca-change query
     rules the turn, D2.33, P5.123)."""
     if vca is None:
         return
     if isinstance(vca, bool) or not isinstance(vca, int) or not 0 <= vca <= 5:
         raise QueryError(f"vca: expected the hexspine the vehicle faces, 0 (N) to 5 (NW), got {vca!r}")
-    if not mv.vbm:
-        raise QueryError(f"vca: only vehicles and Wagons have a VCA, not {mv.unit.type}")
+    if not c.k.vbm:
+        raise QueryError(f"vca: only vehicles and Wagons have a VCA, not {c.unit.type}")
     if frm.is_bypass or bypass is not None or (to is not None and to.is_bypass):
         raise QueryError("vca: VCA changes in Bypass are ruled by a vca-change query (D2.33, P5.123); give no vca "
                          "for a Bypass move")
@@ -275,7 +291,7 @@ def path(m: Map, unit: Unit | str | Mapping[str, Any] | None, steps: Sequence[An
     >>> r.allowed, r.cost, r.road_bonus, r.allowance
     (True, Fraction(5, 1), True, Fraction(5, 1))
     """
-    mv = _mover(m, unit, allowance, dash=dash, rout=rout, conditions=conditions, chart=chart)
+    c = _context(m, unit, allowance, dash=dash, rout=rout, conditions=conditions, chart=chart)
     if not steps:
         raise QueryError("hexes: expected at least the start Location")
     first = steps[0]
@@ -283,44 +299,44 @@ def path(m: Map, unit: Unit | str | Mapping[str, Any] | None, steps: Sequence[An
         raise QueryError("hexes[0]: expected the start Location's name")
     start = _loc(m, first, "hexes[0]")
     if vca is not None:
-        _check_vca(mv, vca, start, None, None)
+        _check_vca(c, vca, start, None, None)
     pos = start
     rulings: list[MoveRuling] = []
     total = ZERO
-    bonus = mv.bonus_unit
+    bonus = c.bonus_unit
     for i, raw in enumerate(steps[1:], start=1):
         st = _as_step(m, raw, i)
-        r = mv.move(pos, st.to, bypass=st.bypass, in_hex=st.in_hex, to_vertex=st.to_vertex, road_rate=st.road_rate,
-                    protection=st.protection, declared_vertex=st.declared_vertex)
-        r, vca = mv.with_vca(r, vca)
+        r = move(c, pos, st.to, bypass=st.bypass, in_hex=st.in_hex, to_vertex=st.to_vertex, road_rate=st.road_rate,
+                 protection=st.protection, declared_vertex=st.declared_vertex)
+        r, vca = with_vca(c, r, vca)
         rulings.append(r)
         if not r.allowed or r.cost is None:
-            return PathRuling(False, None, mv.units, False, mv.allowance, tuple(rulings), start,
-                              f"step {i} ({mv.n(pos)} to {mv.n(r.to) if r.to else '?'}): {r.reason}", r.forbidden_by,
+            return PathRuling(False, None, c.k.units, False, c.allowance, tuple(rulings), start,
+                              f"step {i} ({c.n(pos)} to {c.n(r.to) if r.to else '?'}): {r.reason}", r.forbidden_by,
                               m.names)
         total += r.cost
         bonus = bonus and r.keeps_road_bonus
         assert r.to is not None
         pos = r.to
     road_bonus = bonus and bool(rulings)
-    allow = mv.allowance + (mv.p_bonus if road_bonus else ZERO)
-    lost = (None if road_bonus or not rulings else mv.bonus_spoiled_by or
-            (_road_bonus_lost(m, mv, rulings) if any(r.road_rate for r in rulings) else None))
+    allow = c.allowance + (c.p.road_bonus_mf if road_bonus else ZERO)
+    lost = (None if road_bonus or not rulings else c.p.bonus_spoiled_by or
+            (_road_bonus_lost(m, c, rulings) if any(r.road_rate for r in rulings) else None))
     if total > allow:
-        why = (f"it costs {fmt(total)} {mv.units}, more than the allowance of {fmt(allow)}"
-               + ("" if road_bonus else (f" ({mv.bonus_spoiled_by})" if mv.bonus_spoiled_by and rulings else
-                                          f" ({_road_bonus_lost(m, mv, rulings)})" if rulings else "")))
-        return PathRuling(False, total, mv.units, road_bonus, allow, tuple(rulings), start, why,
-                          "B3.4" if not road_bonus and mv.bonus_unit else "A4.1", m.names)
-    return PathRuling(True, total, mv.units, road_bonus, allow, tuple(rulings), start, None, None, m.names, lost)
+        why = (f"it costs {fmt(total)} {c.k.units}, more than the allowance of {fmt(allow)}"
+               + ("" if road_bonus else (f" ({c.p.bonus_spoiled_by})" if c.p.bonus_spoiled_by and rulings else
+                                          f" ({_road_bonus_lost(m, c, rulings)})" if rulings else "")))
+        return PathRuling(False, total, c.k.units, road_bonus, allow, tuple(rulings), start, why,
+                          "B3.4" if not road_bonus and c.bonus_unit else "A4.1", m.names)
+    return PathRuling(True, total, c.k.units, road_bonus, allow, tuple(rulings), start, None, None, m.names, lost)
 
 
-def _road_bonus_lost(m: Map, mv: _Mover, rulings: Sequence[MoveRuling]) -> str:
+def _road_bonus_lost(m: Map, c: Context, rulings: Sequence[MoveRuling]) -> str:
     """Why a path has no B3.4 road bonus: the first step that loses it, and what it meets there."""
     for i, r in enumerate(rulings, start=1):
         if r.keeps_road_bonus:
             continue
-        into = mv.n(r.to) if r.to is not None else "?"
+        into = c.n(r.to) if r.to is not None else "?"
         if r.bonus_lost_by and not r.road_rate:
             return f"no road bonus: step {i} into {into}: {', '.join(r.bonus_lost_by)}"
         spoilers = list(r.bonus_lost_by) or (road_bonus_spoilers(m, r.to.hex) if r.to is not None and r.road_rate
@@ -333,33 +349,34 @@ def _road_bonus_lost(m: Map, mv: _Mover, rulings: Sequence[MoveRuling]) -> str:
     return "no road bonus"
 
 
-def _search(mv: _Mover, start: Location,
+def _search(t: Tables, start: Location,
             allowance: Fraction) -> tuple[dict[int, int], dict[int, tuple[int, MoveRuling]]]:
     """Least costs over (Location, road-bonus-still-possible) nodes, with predecessors.
 
     A search node is ``2 * id + b``: the Location's id in the search mover's tables and whether the B3.4
     road bonus is still possible. The allowance is the cutoff, raised by the road bonus only for nodes that
     kept it; an ALL move is taken only as the first move, and costs the whole allowance (none when the
-    allowance is 0). Costs are integers (``_SCALE`` per MF/MP). The search itself (:func:`.search.dijkstra`)
+    allowance is 0). Costs are integers (``SCALE`` per MF/MP). The search itself (:func:`.search.dijkstra`)
     knows none of this: :func:`successors` says which moves leave a node and what they cost.
     """
-    cut = _scaled(allowance)
-    cut_b = _scaled(allowance + mv.p_bonus) if mv.bonus_unit else cut
-    adjacency = mv.adjacency
+    cut = scaled(allowance)
+    c = t.c
+    cut_b = scaled(allowance + c.p.road_bonus_mf) if c.bonus_unit else cut
+    adjacency = t.adjacency
 
     def successors(x: int, d: int) -> Iterator[tuple[int, int, MoveRuling]]:
         b = x & 1
-        for v, c, keeps, all_mf, r in adjacency(x >> 1):
+        for v, w, keeps, all_mf, r in adjacency(x >> 1):
             if all_mf:
                 if d or not cut:
                     continue
-                c = cut
+                w = cut
             if b and keeps:
-                yield 2 * v + 1, c, r  # the cutoff, cut_b, is the search's own
-            elif d + c <= cut:
-                yield 2 * v, c, r
+                yield 2 * v + 1, w, r  # the cutoff, cut_b, is the search's own
+            elif d + w <= cut:
+                yield 2 * v, w, r
 
-    return dijkstra(2 * mv.node_id(start) + (1 if mv.bonus_unit else 0), successors, cut_b)
+    return dijkstra(2 * t.node_id(start) + (1 if c.bonus_unit else 0), successors, cut_b)
 
 
 def _chain(x: int, pred: dict[int, tuple[int, MoveRuling]], nodes: list[Location],
@@ -413,25 +430,25 @@ def reach(m: Map, unit: Unit | str | Mapping[str, Any] | None, start: Location |
     >>> r.cost_of("HrM13"), r.cost_of("HrM8")
     (Fraction(5, 1), Fraction(0, 1))
     """
-    mv = _mover(m, unit, allowance, dash=dash, rout=rout, conditions=conditions, chart=chart)
+    c = _context(m, unit, allowance, dash=dash, rout=rout, conditions=conditions, chart=chart)
     s = _loc(m, start, "from")
-    search = _search_mover(mv)
+    search = _search_tables(c)
     with gc_paused():
-        dist, pred = _search(search, s, mv.allowance)
-    nodes = search._nodes
+        dist, pred = _search(search, s, c.allowance)
+    nodes = search.nodes
     best: dict[str, tuple[int, int]] = {}
     # by cost, ties in the order this search found them (node ids depend on earlier queries' tables)
     for x, d in sorted(dist.items(), key=lambda kv: kv[1]):
-        name = search.n(nodes[x >> 1])
+        name = search.c.n(nodes[x >> 1])
         if name not in best:
             best[name] = (d, x)
     reached: list[Reached] = []
     rules: list[str] = []
     chains: dict[int, tuple[Location, ...]] = {}
-    cut = _scaled(mv.allowance)
+    cut = scaled(c.allowance)
     for d, x in best.values():
         last = pred.get(x)
-        reached.append(Reached(nodes[x >> 1], Fraction(d, _SCALE), _chain(x, pred, nodes, chains, rules), d > cut,
+        reached.append(Reached(nodes[x >> 1], Fraction(d, SCALE), _chain(x, pred, nodes, chains, rules), d > cut,
                                bool(last is not None and last[1].all_mf)))
     if any(r.road_bonus for r in reached):
         rules.append("B3.4")
@@ -439,13 +456,13 @@ def reach(m: Map, unit: Unit | str | Mapping[str, Any] | None, start: Location |
         # nowhere to go: the rules are those of the first moves the allowance could not pay for (or forbid)
         for n in m.neighbours(s.hex):
             try:
-                rules.extend(move_cost(m, mv.unit, s, Location(n), conditions=mv.cond, chart=mv.chart).rules())
+                rules.extend(move_cost(m, c.unit, s, Location(n), conditions=c.cond, chart=c.chart).rules())
             except QueryError:
                 continue
         if not rules:
             # from a Location with no move into a neighbour's ground (a rooftop, an upper level): the rules of
             # the moves out of it that the allowance could not pay for
-            for r in search.edges(s):
+            for r in edges(search, s):
                 rules.extend(r.rules())
-    return ReachRuling(s, mv.allowance, mv.units, tuple(reached), distinct(rules), m.names)
+    return ReachRuling(s, c.allowance, c.k.units, tuple(reached), distinct(rules), m.names)
 

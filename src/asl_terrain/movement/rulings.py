@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any
+from typing import Any, NamedTuple
 
 from ..grid import Hex, Hexside, Naming, Vertex, naming
 from ..model import Location
@@ -14,6 +14,13 @@ from ..rulings import Item, distinct, fmt, num
 
 ZERO = Fraction(0)
 ONE = Fraction(1)
+
+
+class Prohibition(NamedTuple):
+    """Why a move is NA, and the rule that says so (a rule's answer when it forbids the move)."""
+
+    reason: str
+    rule: str
 
 
 @dataclass(frozen=True, slots=True)

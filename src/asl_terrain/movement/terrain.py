@@ -7,6 +7,7 @@ import functools
 
 from ..grid import Hex, Hexside, Vertex
 from ..model import HexsideTerrain, Location, Map
+from .rulings import Prohibition
 
 
 def road_hexside_type(hst: HexsideTerrain) -> str | None:
@@ -125,20 +126,20 @@ def narrow_street_smoke(m: Map, hs: Hexside) -> Hex | None:
     return None
 
 
-def culvert_entry_problem(m: Map, frm: Location, to: Hex) -> tuple[str, str] | None:
+def culvert_entry_problem(m: Map, frm: Location, to: Hex) -> Prohibition | None:
     """Why entering the Stream Culvert of ``to`` from ``frm`` is NA (P4.21), or None: entry only from IN
     an ADJACENT stream (or Stream Culvert) Location, never when the stream is flooded."""
     t = m.terrain(to)
     name = m.name_of(to)
     if not t.culvert:
-        return (f"{name} has no Stream Culvert", "P4.2")
+        return Prohibition(f"{name} has no Stream Culvert", "P4.2")
     if t.stream == "flooded":
-        return (f"the stream in {name} is flooded", "P4.21")
+        return Prohibition(f"the stream in {name} is flooded", "P4.21")
     if frm.hex == to:
-        return ("a Stream Culvert is entered only from IN an ADJACENT stream or culvert Location, not from its own "
-                "hex"), "P4.21"
+        return Prohibition("a Stream Culvert is entered only from IN an ADJACENT stream or culvert Location, not from "
+                           "its own hex", "P4.21")
     if not frm.hex.is_adjacent(to):
-        return (f"{m.name_of(frm.hex)} is not adjacent to {name}", "P4.21")
+        return Prohibition(f"{m.name_of(frm.hex)} is not adjacent to {name}", "P4.21")
     ft = m.terrain(frm.hex)
     hst = m.hexside(Hexside.of(frm.hex, to))
     if frm.place == "culvert":
@@ -147,24 +148,24 @@ def culvert_entry_problem(m: Map, frm: Location, to: Hex) -> tuple[str, str] | N
         ok = (frm.place == "" and frm.level == 0 and not frm.is_bypass and ft.is_stream
               and (hst.stream or hst.culvert))
     if not ok:
-        return ("a Stream Culvert is entered only from IN an ADJACENT stream (or Stream Culvert) Location",
-                "P4.21")
+        return Prohibition("a Stream Culvert is entered only from IN an ADJACENT stream (or Stream Culvert) "
+                           "Location", "P4.21")
     return None
 
 
-def crest_status_problem(m: Map, h: Hex, hs: Hexside | None) -> tuple[str, str] | None:
+def crest_status_problem(m: Map, h: Hex, hs: Hexside | None) -> Prohibition | None:
     """Why Crest status cannot be gained in hex ``h`` (along ``hs``), or None (P4.22: never in a Stream
     Culvert hex, nor along a stream-and-Stream-Culvert hexside)."""
     t = m.terrain(h)
     if t.culvert:
-        return (f"Crest status cannot be gained in a Stream Culvert hex ({m.name_of(h)})", "P4.22")
+        return Prohibition(f"Crest status cannot be gained in a Stream Culvert hex ({m.name_of(h)})", "P4.22")
     if hs is not None:
         hst = m.hexside(hs)
         if hst.stream and hst.culvert:
-            return (f"Crest status cannot be gained along stream-and-Stream-Culvert hexside {m.name_of(hs)}",
-                    "P4.22")
+            return Prohibition("Crest status cannot be gained along stream-and-Stream-Culvert hexside "
+                               f"{m.name_of(hs)}", "P4.22")
     if t.stream == "flooded":
-        return (f"the stream in {m.name_of(h)} is flooded: a water obstacle, not a depression", "B20.44")
+        return Prohibition(f"the stream in {m.name_of(h)} is flooded: a water obstacle, not a depression", "B20.44")
     return None
 
 

@@ -1,0 +1,276 @@
+"""What every movement rule reads: a small frozen context (the map, the chart's movement parameters as they
+apply to the unit and the conditions, the unit, the allowance and the flags of the move), and the ruling
+values a rule gives back (:class:`Prohibition`, and the allowed and forbidden :class:`MoveRuling`).
+
+A rule is a function of a :class:`Context` (and the few things it looks at), never a method of a rules
+object: the context holds no rules, only what they read and the look-ups they share (names, the chart's
+cost for this unit's column).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Any
+
+from ..chart import Chart
+from ..grid import Hex, Hexside, Vertex
+from ..model import Conditions, HexTerrain, Location, Map
+from ..rulings import Item, fmt
+from ..units import Unit
+from .rulings import ZERO, MoveRuling, Prohibition, _total
+
+_DESC = {
+    "infantry": "Infantry", "cavalry": "Cavalry", "wagon": "a Wagon", "fully-tracked": "a fully-tracked vehicle",
+    "half-track": "a half-track", "armored-car": "an armored car", "truck": "a truck", "motorcycle": "a motorcycle",
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Kind:
+    """The unit as the movement rules tell units apart: its chart column, the units it pays (MF or MP) and
+    whether it is Infantry, Cavalry, a Wagon, or moves in Bypass by VBM (vehicles and Wagons, D2.3)."""
+
+    cls: str
+    desc: str
+    units: str
+    pays_mp: bool
+    inf: bool
+    cav: bool
+    wagon: bool
+    vbm: bool
+
+    @classmethod
+    def of(cls, unit: Unit) -> Kind:
+        """The kind of ``unit``."""
+        wagon = unit.type == "wagon"
+        return cls(unit.chart_class, _DESC.get(unit.chart_class, unit.chart_class), unit.units, unit.pays_mp,
+                   unit.type == "infantry", unit.type == "cavalry", wagon, unit.pays_mp or wagon)
+
+
+@dataclass(frozen=True, slots=True)
+class Params:
+    """The terrain chart's movement parameters and judgments, read once, as they apply to one unit under
+    some conditions (each field is named for its chart entry; the chart carries its rule)."""
+
+    cot_doubled_up: Fraction
+    vehicle_up_level_mp: Fraction
+    vehicle_up_level_road_mp: Fraction
+    road_bonus_mf: Fraction
+    vehicle_in_hex_mp: Fraction
+    vehicle_in_hex_road_mp: Fraction
+    smoke_cot: Fraction
+    #: up_slope_mp for a unit that pays MP, else up_slope_mf
+    up_slope: Fraction
+    skis_down_slope_bonus_mf: Fraction
+    stairwell_mf: Fraction
+    bypass_mf: Fraction
+    vbm_factor: Fraction
+    narrow_street_vbm_factor: Fraction
+    narrow_street_smoke_bypass: Fraction
+    crest_status_mf: Fraction
+    vca_change_mp: Fraction
+    vca_change_in_obstacle_mp: Fraction
+    #: stream_woods_crest_mf and its kin, by the terrain of the stream hex (P4.12)
+    stream_crest_mf: dict[str, Fraction]
+    grain_season: tuple[Any, ...]
+    bypass_terrain: tuple[str, ...]
+    vca_obstacle_terrain: tuple[str, ...]
+    cavalry_charge_na_terrain: tuple[str, ...]
+    #: the conditions' weather is one of elevation_change_weather (P2.54)
+    elevation_change_weather: bool
+    narrow_street_crossing_is_road: bool
+    rout_across_narrow_street: bool
+    wagon_half_bypass: bool
+    blaze_entry_na: bool
+    narrow_street_smoke_replaces_cot: bool
+    bypass_entry_crosses_hexside: bool
+    fence_denies_road_bonus: bool
+    #: Infantry and Cavalry pay COT x2 going up; Wagons, which pay MF too, by judgment wagon_cot_doubled_up
+    doubles_cot: bool
+    #: why this unit can never earn the B3.4 road bonus (None when it can)
+    bonus_spoiled_by: str | None
+
+    @classmethod
+    def of(cls, chart: Chart, unit: Unit, cond: Conditions) -> Params:
+        """The parameters of ``chart`` for ``unit`` under ``cond``."""
+        p = chart.param
+        j = chart.judgment
+
+        def f(key: str) -> Fraction:
+            return Fraction(p(key).value)
+
+        def b(key: str) -> bool:
+            return bool(j(key).value)
+
+        wagon = unit.type == "wagon"
+        weather = cond.weather
+        spoiled: str | None = None
+        if unit.type not in p("road_bonus_units").value:
+            spoiled = "only Infantry, Cavalry and horse-drawn units get the road bonus"
+        elif unit.pushing_gun:
+            spoiled = "no road bonus while pushing a Gun (C10.3)"
+        elif weather in p("road_bonus_lost_weather").value:
+            spoiled = f"no road bonus in {weather.replace('-', ' ')} (B3.4)"
+        return cls(
+            f("cot_doubled_up"), f("vehicle_up_level_mp"), f("vehicle_up_level_road_mp"), f("road_bonus_mf"),
+            f("vehicle_in_hex_mp"), f("vehicle_in_hex_road_mp"), f("smoke_cot"),
+            f("up_slope_mp" if unit.pays_mp else "up_slope_mf"), f("skis_down_slope_bonus_mf"), f("stairwell_mf"),
+            f("bypass_mf"), f("vbm_factor"), f("narrow_street_vbm_factor"), f("narrow_street_smoke_bypass"),
+            f("crest_status_mf"), f("vca_change_mp"), f("vca_change_in_obstacle_mp"),
+            {"woods": f("stream_woods_crest_mf"), "pine-woods": f("stream_pine_woods_crest_mf"),
+             "brush": f("stream_brush_crest_mf"), "orchard": f("stream_orchard_crest_mf")},
+            tuple(p("grain_season").value), tuple(p("bypass_terrain").value), tuple(p("vca_obstacle_terrain").value),
+            tuple(p("cavalry_charge_na_terrain").value), weather in p("elevation_change_weather").value,
+            b("narrow_street_crossing_is_road"), b("rout_across_narrow_street"), b("wagon_half_bypass"),
+            b("blaze_entry_na"), b("narrow_street_smoke_replaces_cot"), b("bypass_entry_crosses_hexside"),
+            b("fence_denies_road_bonus"),
+            not unit.pays_mp and (not wagon or b("wagon_cot_doubled_up")),
+            spoiled,
+        )
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class Context:
+    """What the movement rules read for one unit on one map: the map, the chart and its parameters
+    (:class:`Params`), the conditions, the unit and its :class:`Kind`, the allowance (for ALL costs) and
+    whether the move is a Dash or a rout. Frozen; the dictionaries are caches of look-ups, never rules."""
+
+    m: Map
+    chart: Chart
+    cond: Conditions
+    unit: Unit
+    k: Kind
+    p: Params
+    allowance: Fraction
+    dash: bool
+    rout: bool
+    #: whether the map has any Narrow Street at all (most have none: the search then skips their checks)
+    has_ns: bool
+    #: VBM per hexside (D2.3): twice the Open Ground cost (None: this unit may not use VBM)
+    vbm_full: Fraction | None
+    #: half that along a Narrow Street (P5.11)
+    vbm_half: Fraction
+    #: whether this unit can earn the B3.4 road bonus at all (``p.bonus_spoiled_by`` is None)
+    bonus_unit: bool
+    _names: dict[object, str] = field(default_factory=dict)
+    _costs: dict[str, tuple[Any, str, bool, str]] = field(default_factory=dict)
+
+    @classmethod
+    def of(cls, m: Map, chart: Chart, cond: Conditions, unit: Unit, allowance: Fraction, dash: bool,
+           rout: bool) -> Context:
+        """The context of ``unit`` moving on ``m``."""
+        written = getattr(m, "_written_hexsides", None)
+        has_ns = True if written is None else any(t.narrow_street is not None for t in written.values())
+        p = Params.of(chart, unit, cond)
+        c = cls(m, chart, cond, unit, Kind.of(unit), p, allowance, dash, rout, has_ns, None, ZERO,
+                p.bonus_spoiled_by is None)
+        og = c.cost("open")[0]
+        if isinstance(og, Fraction):
+            full = og * p.vbm_factor
+            object.__setattr__(c, "vbm_full", full)
+            object.__setattr__(c, "vbm_half", full * p.narrow_street_vbm_factor)
+        return c
+
+    @property
+    def vbm_full_text(self) -> str:
+        """The VBM cost per hexside, as a player writes it."""
+        return fmt(self.vbm_full) if self.vbm_full is not None else ""
+
+    # ------------------------------------------------------------------ names
+    def n(self, x: Hex | Hexside | Location) -> str:
+        """The canonical name of a hex, hexside or Location, with the map's prefix (cached)."""
+        got = self._names.get(x)
+        if got is None:
+            got = x.text(self.m.names) if isinstance(x, Location) else self.m.name_of(x)
+            self._names[x] = got
+        return got
+
+    def n_vertex(self, v: Vertex | None) -> str:
+        """The canonical name of a vertex, with the map's prefix (cached)."""
+        if v is None:
+            return ""
+        got = self._names.get(v)
+        if got is None:
+            got = self.m.names.vertex(v)
+            self._names[v] = got
+        return got
+
+    # ------------------------------------------------------------------ chart look-ups
+    def cost(self, key: str) -> tuple[Any, str, bool, str]:
+        """(value, rule, bog, name) of a terrain or hexside entry of the chart for this unit's column: a
+        Fraction, "ALL" or "NA"; the buttoned-up column where the chart has one (B3.41 EXC, D5.2); an entry
+        missing from the chart is NA."""
+        c = self._costs.get(key)
+        if c is not None:
+            return c
+        e = self.chart.terrain.get(key) or self.chart.hexside.get(key)
+        base = key.rsplit("-", 1)[0] if key.endswith("-wooden") else None
+        if e is None and base:
+            e = self.chart.terrain.get(base)
+        if e is None:
+            c = ("NA", "B", False, key)
+        else:
+            pays_mp = self.k.pays_mp
+            g = None
+            if pays_mp and self.unit.buttoned_up and e.mp_buttoned_up is not None:
+                g = e.mp_buttoned_up
+            if g is None:
+                g = e.mp if pays_mp else e.mf
+            if g is None and base:
+                be = self.chart.terrain.get(base)
+                if be is not None:
+                    g = be.mp if pays_mp else be.mf
+            if g is None:
+                c = ("NA", "B", False, e.name)
+            else:
+                v = g.get(self.k.cls, "NA")
+                c = (v, g.rule, bool(g.get("bog", False)), e.name)
+        self._costs[key] = c
+        return c
+
+    def is_obstacle(self, t: HexTerrain) -> bool:
+        """An obstacle for P5.11's road-rate restriction: woods, pine woods, buildings (LOS obstacles)."""
+        e = self.chart.terrain.get(t.terrain)
+        return e is not None and e.los is not None and e.los.get("role") == "obstacle"
+
+    def ground_key(self, t: HexTerrain) -> str:
+        """The chart entry that prices entering the hex's ground Location: rubble (terrain or counter)
+        as stone or wooden rubble (B24.4), grain out of season as Open Ground (B15.4)."""
+        if t.terrain == "rubble" or self.m.has_counter(t.hex, "rubble"):
+            return "rubble-wooden" if t.building == "wooden" else "rubble"
+        if t.terrain == "grain" and not self.cond.in_season("grain", self.cond.month in self.p.grain_season):
+            return "open"
+        return t.terrain
+
+    def open_ground(self, t: HexTerrain) -> bool:
+        """Whether the hex's other terrain is Open Ground, so a road-rate entry changes nothing for FFMO
+        (B3.3)."""
+        e = self.chart.terrain.get(self.ground_key(t))
+        return bool(e is not None and e.tem is not None and e.tem.get("open_ground", False))
+
+    # ------------------------------------------------------------------ ruling builders
+    def na(self, frm: Location, to: Location, no: Prohibition, bypass: Hexside | None = None) -> MoveRuling:
+        """A ruling that the rules forbid the move (the prohibition says why, and by which rule)."""
+        return MoveRuling(False, None, self.k.units, (), frm, to, no.reason, no.rule, bypass=bypass,
+                          prefix=self.m.names)
+
+    def ok(self, frm: Location, to: Location, items: list[Item], *, road: bool = False, ffmo: bool = False,
+           keeps: bool = False, bypass: Hexside | None = None, all_mf: bool = False, bog: bool = False,
+           weather: bool = False, notes: tuple[str, ...] = (), bonus_lost: tuple[str, ...] = ()) -> MoveRuling:
+        """An allowed move whose cost is the sum of its items; it keeps the road bonus only for a unit that
+        can earn it (B3.4); ``bonus_lost`` names what spoils it."""
+        return MoveRuling(True, _total(items), self.k.units, tuple(items), frm, to, None, None, road, ffmo,
+                          keeps and self.bonus_unit, bypass, all_mf, bog, weather, notes, self.m.names,
+                          bonus_lost)
+
+    def all_ruling(self, frm: Location, to: Location, what: str, rule: str, bog: bool,
+                   bypass: Hexside | None = None) -> MoveRuling | Prohibition:
+        """A move that takes ALL the unit's MF/MP (woods for vehicles, B13.41; marsh, B16.4): its cost is
+        the allowance, and a vehicle then checks for Bog (D8.21)."""
+        units = self.k.units
+        if self.allowance <= 0:
+            return Prohibition(f"entering {what} takes ALL of a unit's {units}, and it has none", rule)
+        item = Item(self.allowance, f"ALL its {units} to enter {what}", rule)
+        notes = ("The vehicle must then make a Bog check (D8.21).",) if bog and self.k.pays_mp else ()
+        return self.ok(frm, to, [item], all_mf=True, bog=bog, bypass=bypass, notes=notes)
