@@ -99,6 +99,8 @@ def test_a_user_chart_is_merged_over_the_bundled_one(tmp_path: Path) -> None:
     ("[param]\nup_slope_mf = \"half\"\n", "param.up_slope_mf.value: expected a number"),
     ("[param]\nnonesuch = 1\n", "param.nonesuch: unknown entry"),
     ("[terrain.woods]\nlos = { role = \"obstakle\" }\n", "terrain.woods.los.role: expected a LOS role"),
+    ("[terrain.open.los]\nrole = \"obstacle\"\n",
+     "terrain.open.los.role: 'obstacle' stands as high as the entry's height, which it has not; expected one of none"),
     ("[terrain.woods]\nmf = { infantry = [2] }\n", "terrain.woods.mf.infantry: expected a cost"),
     ("[terrain.woods]\nmf = { infantry = { a = 1 } }\n", "terrain.woods.mf.infantry: expected a cost"),
     ("[terrain.woods]\nmf = { infantri = 2 }\n", "terrain.woods.mf.infantri: unknown key"),

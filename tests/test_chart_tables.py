@@ -14,6 +14,7 @@ import pytest
 
 from asl_terrain.chart import Chart, _bundled_document, default_chart, validate_chart_document
 from asl_terrain.effects import tem
+from asl_terrain.errors import UserError
 from asl_terrain.grid import Hexside
 from asl_terrain.los import los
 from asl_terrain.model import Map
@@ -177,9 +178,12 @@ def _side_rulings(key: str, group: str, k: str) -> list[Ruling]:
     return _tems(m, "B3", ["B1", "B2"], moved_by="non-road")
 
 
-def _changed(v: Any, key: str) -> Any:
-    """Another value of the same kind (the chart's validation must accept it)."""
+def _changed(v: Any, key: str, has_height: bool = True) -> Any:
+    """Another value of the same kind (the chart's validation must accept it: a role that stands at a height
+    only where the entry has one)."""
     if key == "role":
+        if not has_height:
+            return "hindrance" if v != "hindrance" else "none"
         return "obstacle" if v != "obstacle" else "hindrance"
     if isinstance(v, bool):
         return not v
@@ -188,10 +192,10 @@ def _changed(v: Any, key: str) -> Any:
     return v - 1 if key == "air_burst" else v + 1
 
 
-def _corrections(v: Any, key: str, group: str) -> list[Any]:
+def _corrections(v: Any, key: str, group: str, has_height: bool) -> list[Any]:
     """The corrections tried: another value of the same kind, and for a cost also NA (a rule may read only
     whether the unit may enter at all)."""
-    out = [_changed(v, key)]
+    out = [_changed(v, key, has_height)]
     if group in COST_GROUPS and key in UNIT_COLUMNS and v != "NA":
         out.append("NA")
     return out
@@ -200,7 +204,8 @@ def _corrections(v: Any, key: str, group: str) -> list[Any]:
 def _live(case: str, v: Any) -> bool:
     table, key, group, k = case.split(".")
     rulings = _rulings(case)
-    return any(_outcome(r, chart) != _base(case, i) for value in _corrections(v, k, group)
+    has_height = "height" in _bundled_document()[table][key][group]
+    return any(_outcome(r, chart) != _base(case, i) for value in _corrections(v, k, group, has_height)
                for chart in (_chart_with(table, key, group, k, value),) for i, r in enumerate(rulings))
 
 
@@ -218,7 +223,7 @@ def _rulings(case: str) -> list[Ruling]:
 def _outcome(r: Ruling, chart: Chart) -> Any:
     try:
         return r(chart)
-    except Exception as e:  # a refusal is a ruling too (a QueryError naming what is wrong)
+    except UserError as e:  # a refusal is a ruling too (a QueryError naming what is wrong); a crash is not
         return f"{type(e).__name__}: {e}"
 
 

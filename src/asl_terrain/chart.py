@@ -338,6 +338,8 @@ def default_chart() -> Chart:
 # keys: nothing unknown, nothing missing) and against what the engines can use (types, ranges, known names).
 
 _ROLES = ("none", "obstacle", "hindrance", "orchard", "half-level", "depression")
+#: LOS roles the engine stands at the entry's los.height (an entry without one may not take them)
+_ROLES_WITH_HEIGHT = ("obstacle", "orchard", "half-level")
 _COST_GROUPS = ("mf", "mp", "mp_buttoned_up")
 _GROUPS = ("mf", "mp", "mp_buttoned_up", "los", "tem")
 _TABLES = ("schema", "terrain", "hexside", "building_height", "param", "judgment")
@@ -560,6 +562,11 @@ def _check_entry(where: str, e: dict[str, Any], b: dict[str, Any], problems: lis
         for k in bgrp:
             if k not in grp and k not in ("rule", "tag", "note"):
                 problems.append(f"{gw}.{k}: required key is missing")
+        role = grp.get("role")
+        if g == "los" and role in _ROLES_WITH_HEIGHT and role != bgrp.get("role") and "height" not in grp:
+            others = [r for r in _ROLES if r not in _ROLES_WITH_HEIGHT]
+            problems.append(f"{gw}.role: {role!r} stands as high as the entry's height, which it has not; expected "
+                            f"one of {', '.join(others)}")
 
 
 # --------------------------------------------------------------------------- the entries the engines read
