@@ -36,6 +36,7 @@ from typing import Any
 
 import numpy as np
 
+from asl_terrain import cache
 from asl_terrain.errors import MapError
 from asl_terrain.vasl import (
     HEX_HEIGHT,
@@ -43,6 +44,7 @@ from asl_terrain.vasl import (
     BoardArchive,
     BoardGeometry,
     BoardMetadata,
+    Hex,
     TerrainTable,
     load_terrain_table,
 )
@@ -492,6 +494,8 @@ class ColourBoard(BoardArchive):
         self.annotation = annotation
         self.annotation_source = annotation_source
         self._image_cache: bytes | None = None
+        self._streets: dict[tuple[str, str], str] | None = None
+        self._slopes: dict[tuple[str, str], str] | None = None
 
     def image_bytes(self) -> bytes:
         """The picture as a GIF, shifted into the standard frame (unchanged when the shift is zero)."""
@@ -511,64 +515,130 @@ class ColourBoard(BoardArchive):
             self._image_cache = buf.getvalue()
         return self._image_cache
 
-    def narrow_streets(self, table: TerrainTable | None = None) -> dict[tuple[str, str], str]:
-        """Hexsides a road depiction overprints (P5.1), each ``"paved"`` or ``"unpaved"`` by the road's
-        colour: the road covers the hexside line (and 1.5 px either side) along 80 % of its middle."""
-        table = table if table is not None else load_terrain_table()
-        paved = {t.code for t in table if t.name == "Paved Road"}
-        dirt = {t.code for t in table if t.name == "Dirt Road"}
+    def _hexsides(self, sides: tuple[int, ...]) -> tuple[list[tuple[Hex, Hex]], np.ndarray, np.ndarray, np.ndarray]:
+        """Every hexside of the board on the given sides of its hexes: the (hex, neighbour) pairs, their end
+        vertices (k x 2 each) and the unit normal pointing out of the first hex."""
         geo = self.geometry
-        out: dict[tuple[str, str], str] = {}
-        ts = np.linspace(0.15, 0.85, 15)
+        pairs: list[tuple[Hex, Hex]] = []
+        a: list[tuple[float, float]] = []
+        b: list[tuple[float, float]] = []
+        n: list[tuple[float, float]] = []
         for col, row in geo.hexes:
             cx, cy = geo.centre_exact(col, row)
-            for side in (1, 2, 3):
+            for side in sides:
                 nb = geo.neighbour(col, row, side)
                 if nb is None:
                     continue
                 (x0, y0), (x1, y1) = geo.hexside_segment(col, row, side)
-                mx, my = (x0 + x1) / 2, (y0 + y1) / 2
-                nx, ny = mx - cx, my - cy
+                nx, ny = (x0 + x1) / 2 - cx, (y0 + y1) / 2 - cy
                 norm = float(np.hypot(nx, ny))
-                nx, ny = nx / norm, ny / norm
-                counts = {"paved": 0, "unpaved": 0}
-                ok = True
-                for off in (-1.5, 0.0, 1.5):
-                    px = np.floor(x0 + (x1 - x0) * ts + off * nx).astype(np.int64)
-                    py = np.floor(y0 + (y1 - y0) * ts + off * ny).astype(np.int64)
-                    inside = (px >= 0) & (px < geo.grid_width) & (py >= 0) & (py < geo.grid_height)
-                    if inside.sum() < len(ts):
-                        ok = False
-                        break
-                    codes = self.terrain[px, py]
-                    p = int(np.isin(codes, list(paved)).sum())
-                    d = int(np.isin(codes, list(dirt)).sum())
-                    if p + d < 0.8 * len(ts):
-                        ok = False
-                        break
-                    counts["paved"] += p
-                    counts["unpaved"] += d
-                if ok:
-                    a, b = geo.name((col, row)), geo.name(nb)
-                    out[(a, b)] = "paved" if counts["paved"] >= counts["unpaved"] else "unpaved"
-        return out
+                pairs.append(((col, row), nb))
+                a.append((x0, y0))
+                b.append((x1, y1))
+                n.append((nx / norm, ny / norm))
+        return pairs, np.array(a), np.array(b), np.array(n)
+
+    @staticmethod
+    def _sample(raster: np.ndarray, a: np.ndarray, b: np.ndarray, n: np.ndarray, ts: np.ndarray,
+                offs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """``raster`` at points along each hexside (fractions ``ts`` of it) ``offs`` px off its line along
+        ``n``: values (k x offs x ts) and whether each point lies on the raster."""
+        w, h = raster.shape
+        p = a[:, None, :] + (b - a)[:, None, :] * ts[None, :, None]
+        q = p[:, None, :, :] + offs[None, :, None, None] * n[:, None, None, :]
+        xs = np.floor(q[..., 0]).astype(np.int64)
+        ys = np.floor(q[..., 1]).astype(np.int64)
+        ok = (xs >= 0) & (xs < w) & (ys >= 0) & (ys < h)
+        return raster[np.clip(xs, 0, w - 1), np.clip(ys, 0, h - 1)], ok
+
+    def _feature_key(self, what: str, table: TerrainTable | None = None) -> str | None:
+        """The disk-cache key of a feature found in this board's artwork (its archive's, annotation's and
+        terrain table's bytes, and the package's code), or None when they cannot be read."""
+        try:
+            parts: list[bytes | str] = [what, Path(self.path).read_bytes()]
+            if self.annotation_source:
+                parts.append(Path(self.annotation_source).read_bytes())
+            if table is not None and table.source and Path(table.source).is_file():
+                parts.append(Path(table.source).read_bytes())
+        except OSError:
+            return None
+        return cache.key(*parts)
+
+    def _cached_sides(self, what: str, table: TerrainTable | None = None) -> dict[tuple[str, str], str] | None:
+        k = self._feature_key(what, table)
+        blob = cache.read("artwork-features", k, ".json") if k is not None else None
+        if blob is None:
+            return None
+        try:
+            return {(a, b): v for a, b, v in json.loads(blob)}
+        except (ValueError, TypeError):
+            return None
+
+    def _keep_sides(self, what: str, found: dict[tuple[str, str], str], table: TerrainTable | None = None) -> None:
+        k = self._feature_key(what, table)
+        if k is not None:
+            cache.write("artwork-features", k, json.dumps([[a, b, v] for (a, b), v in found.items()]).encode(),
+                        ".json")
+
+    def narrow_streets(self, table: TerrainTable | None = None) -> dict[tuple[str, str], str]:
+        """Hexsides a road depiction overprints (P5.1), each ``"paved"`` or ``"unpaved"`` by the road's
+        colour: the road covers the hexside line (and 1.5 px either side) along 80 % of its middle."""
+        if self._streets is not None:
+            return dict(self._streets)
+        table = table if table is not None else load_terrain_table()
+        kept = self._cached_sides("narrow-streets", table)
+        if kept is not None:
+            self._streets = kept
+            return dict(kept)
+        kind = np.zeros(256, dtype=np.int8)  # 1 paved, 2 dirt
+        for t in table:
+            if t.name == "Paved Road":
+                kind[t.code] = 1
+            elif t.name == "Dirt Road":
+                kind[t.code] = 2
+        geo = self.geometry
+        pairs, a, b, n = self._hexsides((1, 2, 3))
+        ts = np.linspace(0.15, 0.85, 15)
+        codes, ok = self._sample(self.terrain, a, b, n, ts, np.array([-1.5, 0.0, 1.5]))
+        k = kind[codes]
+        paved, dirt = (k == 1) & ok, (k == 2) & ok
+        road_share = (paved | dirt).sum(axis=2)  # per hexside and offset
+        found = (ok.all(axis=(1, 2))) & (road_share >= 0.8 * len(ts)).all(axis=1)
+        out: dict[tuple[str, str], str] = {}
+        for i in np.nonzero(found)[0].tolist():
+            (h1, h2) = pairs[i]
+            out[(geo.name(h1), geo.name(h2))] = "paved" if paved[i].sum() >= dirt[i].sum() else "unpaved"
+        self._streets = out
+        self._keep_sides("narrow-streets", out, table)
+        return dict(out)
 
     def slope_hexsides(self) -> dict[tuple[str, str], str]:
         """Slope hexsides (P2.1) found in the artwork, each with its Down-Slope hex (P2.2: the hex the hash
-        marks stand in): along the hexside's middle 70 %, 2.5-9.5 px off its line, the marks (black, or
-        the table's ``Slope`` colour; hex labels masked out) fill >= 30 sample points on one side, at least
-        four times those on the other (a fence's marks stand on both), in >= 5 separate strokes."""
-        from PIL import Image
-
-        im = Image.open(io.BytesIO(self.image_bytes()))
-        palette = np.array(im.getpalette() or [], dtype=np.int32).reshape(-1, 3)
-        idx = np.asarray(im, dtype=np.uint8).T
+        marks stand in). The marks are black, or the table's ``Slope`` colour; hex labels and the outlines
+        of red markers are masked out.
+        Along the hexside's middle 70 %, 2.5-9.5 px off its line, the marks fill >= 30 sample points on one
+        side, at least four times those on the other, in >= 5 separate strokes. Where a fence or hedge
+        shares the hexside (marks close to the line on both sides, 2.5-4.5 px), the test is made farther
+        out, 5.5-12.5 px, where only the hash marks reach: >= 20 points, four times the other side's, in
+        >= 5 strokes, of which >= 3 are radial (3 px or more long across the line)."""
+        if self._slopes is not None:
+            return dict(self._slopes)
+        kept = self._cached_sides("slopes")
+        if kept is not None:
+            self._slopes = kept
+            return dict(kept)
+        idx, palette = self._picture()
         slope_rgb = {m.rgb for m in self.reading.meanings.values() if m.role == "slope"}
         is_mark = palette.sum(axis=1) < 40
         for i, c in enumerate(palette.tolist()):
             if (c[0], c[1], c[2]) in slope_rgb:
                 is_mark[i] = True
-        mark = is_mark[np.minimum(idx, len(palette) - 1)]
+        safe = np.minimum(idx, len(palette) - 1)
+        mark = is_mark[safe]
+        red = (palette[:, 0] > 180) & (palette[:, 1] < 80) & (palette[:, 2] < 80)
+        rx, ry = np.nonzero(red[safe])  # the black outlines of the red markers and entry arrows: cleared in
+        for bx, by in set(zip((rx // 6).tolist(), (ry // 6).tolist())):  # 6-px blocks, one block around
+            mark[max(bx * 6 - 6, 0) : bx * 6 + 12, max(by * 6 - 6, 0) : by * 6 + 12] = False
         geo = self.geometry
         w, h = mark.shape
         for col, row in geo.hexes:  # the hex labels, printed below each hex's N hexside
@@ -576,36 +646,41 @@ class ColourBoard(BoardArchive):
             x0, x1, y0, y1 = int(max(cx - 17, 0)), int(min(cx + 18, w)), int(max(cy - 31, 0)), int(min(cy - 18, h))
             if x0 < x1 and y0 < y1:
                 mark[x0:x1, y0:y1] = False
+        pairs, a, b, n = self._hexsides((0, 1, 2))
         ts = np.linspace(0.15, 0.85, 29)
-        offs = np.arange(2.5, 9.6, 1.0)
+        offs = np.arange(2.5, 12.6, 1.0)  # 2.5 ... 12.5
+        v: dict[int, np.ndarray] = {}
+        for sgn in (-1, 1):  # -1: into this hex, +1: into the neighbour
+            vals, ok = self._sample(mark, a, b, sgn * n, ts, offs)
+            v[sgn] = np.asarray(vals & ok)
+
+        def strokes(x: np.ndarray) -> np.ndarray:
+            across = np.asarray(x.any(axis=1))
+            return np.asarray((np.diff(across.astype(np.int8), axis=1) == 1).sum(axis=1) + across[:, 0])
+
+        def one_sided(band: slice, least: int) -> tuple[np.ndarray, np.ndarray]:
+            cin, cout = v[-1][:, band].sum(axis=(1, 2)), v[1][:, band].sum(axis=(1, 2))
+            hi, lo = np.maximum(cin, cout), np.minimum(cin, cout)
+            inward = cin > cout
+            st = np.where(inward, strokes(v[-1][:, band]), strokes(v[1][:, band]))
+            return (hi >= least) & (hi >= 4 * np.maximum(lo, 1)) & (st >= 5), inward
+
+        plain, inward = one_sided(slice(0, 8), 30)  # 2.5-9.5 px
+        close = slice(0, 3)  # 2.5-4.5 px: where a fence's or hedge's own marks stand, on both sides
+        fence = (v[-1][:, close].any(axis=1).sum(axis=1) >= 7) & (v[1][:, close].any(axis=1).sum(axis=1) >= 7)
+        far_band = slice(3, 11)  # 5.5-12.5 px
+        far, far_in = one_sided(far_band, 20)
+        radial = np.where(far_in, (v[-1][:, far_band].sum(axis=1) >= 3).sum(axis=1),
+                          (v[1][:, far_band].sum(axis=1) >= 3).sum(axis=1))
+        fenced = ~plain & fence & far & (radial >= 3)
         out: dict[tuple[str, str], str] = {}
-        for col, row in geo.hexes:
-            cx, cy = geo.centre_exact(col, row)
-            for side in (0, 1, 2):
-                nb = geo.neighbour(col, row, side)
-                if nb is None:
-                    continue
-                (x0f, y0f), (x1f, y1f) = geo.hexside_segment(col, row, side)
-                nx, ny = (x0f + x1f) / 2 - cx, (y0f + y1f) / 2 - cy
-                norm = float(np.hypot(nx, ny))
-                nx, ny = nx / norm, ny / norm
-                px, py = x0f + (x1f - x0f) * ts, y0f + (y1f - y0f) * ts
-                counts, strokes = {}, {}
-                for sgn in (-1, 1):  # -1: into this hex, +1: into the neighbour
-                    xs = np.floor(px[None, :] + sgn * offs[:, None] * nx).astype(np.int64)
-                    ys = np.floor(py[None, :] + sgn * offs[:, None] * ny).astype(np.int64)
-                    ok = (xs >= 0) & (xs < w) & (ys >= 0) & (ys < h)
-                    v = np.zeros(xs.shape, dtype=bool)
-                    v[ok] = mark[xs[ok], ys[ok]]
-                    counts[sgn] = int(v.sum())
-                    across = np.asarray(v.any(axis=0))
-                    strokes[sgn] = int((np.diff(across.astype(np.int8)) == 1).sum() + int(across[0]))
-                hi_side = -1 if counts[-1] > counts[1] else 1
-                hi, lo = counts[hi_side], counts[-hi_side]
-                if hi >= 30 and hi >= 4 * max(lo, 1) and strokes[hi_side] >= 5:
-                    down = (col, row) if hi_side == -1 else nb
-                    out[(geo.name((col, row)), geo.name(nb))] = geo.name(down)
-        return out
+        for i in np.nonzero(plain | fenced)[0].tolist():
+            h1, h2 = pairs[i]
+            down_in = bool(inward[i]) if plain[i] else bool(far_in[i])
+            out[(geo.name(h1), geo.name(h2))] = geo.name(h1 if down_in else h2)
+        self._slopes = out
+        self._keep_sides("slopes", out)
+        return dict(out)
 
     def _picture(self) -> tuple[np.ndarray, np.ndarray]:
         """The picture in the standard frame: palette indices (x-major) and the palette (n x 3)."""
@@ -663,6 +738,30 @@ class ColourBoard(BoardArchive):
                 out[geo.name((col, row))] = "cross"
             elif n >= 20 and fill >= 0.9:
                 out[geo.name((col, row))] = "square"
+        return out
+
+    def level_steps(self, table: TerrainTable | None = None) -> dict[int, int]:
+        """How many pixel edges join two ground colours of different levels, by the difference of their
+        levels, counted where the reading is Open Ground on both sides (a woods texture's speckles in a
+        ground colour are not ground). Hills drawn as contour bands give almost only steps of one: the
+        check of a colour table's order of levels (bdLG's is inferred)."""
+        table = table if table is not None else load_terrain_table()
+        idx, palette = self._picture()
+        level = np.full(max(len(palette), 256), -99, dtype=np.int16)
+        for i, c in enumerate(palette.tolist()):
+            m = self.reading.meanings.get((c[0], c[1], c[2]))
+            if m is not None and m.terrain == "Open Ground" and m.role is None and m.elevation is not None:
+                level[i] = m.elevation
+        lv = level[idx]
+        og = np.isin(self.terrain, [t.code for t in table if t.name == "Open Ground"])
+        lv[~og] = -99
+        out: dict[int, int] = {}
+        for a, b in ((lv[:-1, :], lv[1:, :]), (lv[:, :-1], lv[:, 1:])):
+            sel = (a != -99) & (b != -99) & (a != b)
+            steps = np.bincount(np.abs(a[sel].astype(np.int32) - b[sel]))
+            for k, n in enumerate(steps.tolist()):
+                if n:
+                    out[k] = out.get(k, 0) + n
         return out
 
     def colour_pixels(self, rgbs: list[tuple[int, int, int]] | tuple[tuple[int, int, int], ...]) -> dict[str, int]:
