@@ -124,3 +124,47 @@ def test_a_saved_games_overlay_is_laid(tmp_path: Path) -> None:
     assert m.depiction is not None and m.depiction.boards[0].overlays == ("ovr1 F5 F4",)
     assert m.terrain(m.parse_hex("F6")).terrain == "woods"
     assert not any("overlay" in line for line in r.unsupported)
+
+
+# ------------------------------------------------------------------------------------ a board's own SSR images
+
+
+def _road_hexsides(m: Map) -> set[str]:
+    return {t.hexside.name for h in m.hexes() for t in m.hexsides_of(h) if t.road is not None}
+
+
+def test_ssr_image_placement_text() -> None:
+    p = ov.parse_placement("SSR NoRoads")
+    assert p.is_ssr_image and p.hex1 == "NoRoads" and str(p) == "SSR NoRoads"
+    assert str(ov.parse_placement(str(p) + " NoRoads")) == "SSR NoRoads"  # as the CLI writes it back
+    with pytest.raises(MapError, match="'SSR RULE'"):
+        ov.parse_placement("SSR")
+
+
+@needs_vasl
+def test_a_boards_ssr_images_and_their_switches() -> None:
+    """bd01's SSR images: NoRoads is the artwork of the no-roads switch; LightWoods and the scenario
+    overlays (SSO_) have no switch here; a name the board does not have is refused, naming those it has."""
+    images = dict(ov.ssr_images(vasl.read_board("bd01")))
+    assert images["NoRoads"] == "no-roads" and images["LightWoods"] is None and images["SSO_32"] is None
+    with pytest.raises(MapError, match="no SSR image of that name.*NoRoads"):
+        ov.lay_overlays(vasl.read_board("bd01"), ["SSR NoBridges"])
+
+
+@needs_vasl
+def test_import_vasl_with_the_no_roads_ssr_image(tmp_path: Path) -> None:
+    """`import-vasl bd01 --overlay "SSR NoRoads"`: the board's own NoRoads picture is laid where its rule
+    puts it; the roads are gone from the terrain read from it (as the no-roads switch has it, B3.1), and
+    the depiction names the image, so the artwork LOS follows it too."""
+    out = tmp_path / "noroads.toml"
+    r = CliRunner().invoke(app, ["import-vasl", "bd01", "--overlay", "SSR NoRoads", "-o", str(out)])
+    assert r.exit_code == 0, r.output
+    m = Map.load(out)
+    assert m.depiction is not None and m.depiction.boards[0].overlays == ("SSR NoRoads",)
+    plain = Map.from_data(vasl.import_boards(["bd01"]).map)
+    assert len(_road_hexsides(plain)) >= 20 and _road_hexsides(m) == set()
+    assert _road_hexsides(plain.with_ssr(["no-roads"])) == set()  # the switch agrees with its picture
+    x = los(m, m.parse_location("A1"), m.parse_location("B1"))  # the depiction lays the image again
+    assert x.clear
+    laid = ov.lay_ssr_images(vasl.read_board("bd01"), ["no-roads", "woods-as-brush"])
+    assert laid.laid == ["SSR NoRoads (picture 1_NoRoads.gif at pixel (1, 1))"]  # type: ignore[attr-defined]

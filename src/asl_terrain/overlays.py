@@ -11,6 +11,11 @@ pixels replace the board's; where an overlay colour gives no level, the board's 
 
 :func:`lay_overlays` returns a board archive with the overlays applied, which everything that reads a
 board (the import, the artwork depiction, the pictures) reads like any other.
+
+A board archive's own SSR images (``1_NoRoads.gif``: the artwork of the board as an SSR leaves it, pasted
+at the pixel its ``overlaySSRule`` names) are laid the same way, placed as ``SSR <rule name>`` (``"SSR
+NoRoads"``): :func:`ssr_images` lists a board's, with the SSR switch (:mod:`asl_terrain.ssr`) each stands
+for, and :func:`lay_ssr_images` lays those of a list of switches.
 """
 
 from __future__ import annotations
@@ -26,10 +31,11 @@ import numpy as np
 
 from asl_terrain.artwork_colors import RGB, ColourMeaning, classify, meaning_of_name, parse_colors_table
 from asl_terrain.errors import MapError
-from asl_terrain.vasl import BoardArchive, TerrainTable, load_terrain_table, vasl_data_dir
+from asl_terrain.ssr import VASL_NAMES
+from asl_terrain.vasl import BoardArchive, OverlayRule, TerrainTable, load_terrain_table, vasl_data_dir
 
-__all__ = ["Overlay", "OverlayPlacement", "OverlaidBoard", "archive_of", "lay_overlays", "parse_placement",
-           "read_overlay"]
+__all__ = ["SSR_IMAGE", "Overlay", "OverlayPlacement", "OverlaidBoard", "archive_of", "lay_overlays",
+           "lay_ssr_images", "parse_placement", "read_overlay", "ssr_images"]
 
 _ORIENTATIONS = "abcdef"
 
@@ -58,12 +64,28 @@ class OverlayPlacement:
     hex2: str
 
     def __str__(self) -> str:
+        if self.is_ssr_image:
+            return f"{SSR_IMAGE} {self.hex1}"
         return f"{self.archive} {self.hex1} {self.hex2}"
+
+    @property
+    def is_ssr_image(self) -> bool:
+        """A board's own SSR image (``SSR NoRoads``: the rule name in ``hex1``), not an overlay archive."""
+        return self.archive.upper() == SSR_IMAGE
+
+
+SSR_IMAGE = "SSR"  # the "archive" of a placement that names one of the board's own SSR images
 
 
 def parse_placement(text: str) -> OverlayPlacement:
-    """``"ovr1 F5 F4"`` (or ``"ovr1 F5"`` for a single-hex overlay) → a placement."""
+    """``"ovr1 F5 F4"`` (or ``"ovr1 F5"`` for a single-hex overlay) → a placement; ``"SSR NoRoads"``: the
+    board's own SSR image of that rule (its ``overlaySSRule``)."""
     parts = text.replace("\t", " ").split()
+    if parts and parts[0].upper() == SSR_IMAGE:
+        if len(parts) not in (2, 3) or (len(parts) == 3 and parts[2] != parts[1]):
+            raise MapError(f"overlay {text!r}: expected 'SSR RULE', the name of one of the board's SSR images "
+                           "(its overlaySSRule), e.g. 'SSR NoRoads'")
+        return OverlayPlacement(SSR_IMAGE, parts[1], parts[1])
     if len(parts) not in (2, 3) or not re.fullmatch(r"[A-Za-z]+-?\d+", parts[1]) or (
             len(parts) == 3 and not re.fullmatch(r"[A-Za-z]+-?\d+", parts[2])):
         raise MapError(f"overlay {text!r}: expected 'ARCHIVE HEX1 [HEX2]' as VASL places it, e.g. 'ovr1 F5 F4' "
@@ -147,7 +169,7 @@ def orientation(hex1: str, hex2: str) -> str:
 class OverlaidBoard(BoardArchive):
     """A board with overlays laid on it: its rasters and its picture carry them."""
 
-    def __init__(self, board: BoardArchive, placements: Sequence[tuple[OverlayPlacement, Overlay]],
+    def __init__(self, board: BoardArchive, placements: Sequence[tuple[OverlayPlacement, Overlay | _SSRImage]],
                  table: TerrainTable) -> None:
         from PIL import Image
 
@@ -156,25 +178,36 @@ class OverlaidBoard(BoardArchive):
         picture = Image.open(io.BytesIO(board.image_bytes())).convert("RGB")
         self.laid: list[str] = []
         for place, ovr in placements:
-            o = orientation(place.hex1, place.hex2)
-            if o not in ovr.images or o not in ovr.origins:
-                raise MapError(f"overlay {place}: {ovr.path.name} has no orientation {o!r} (it has "
-                               f"{', '.join(sorted(ovr.images))}); name hex2 above or below hex1")
-            bx, by = board.geometry.centre(*board.geometry.parse(place.hex1))
-            ox, oy = _grid_location(ovr.origins[o])
-            left, top = bx - ox, by - oy
-            im: Image.Image = Image.open(io.BytesIO(ovr.read(ovr.images[o])))
+            if isinstance(ovr, _SSRImage):
+                image, left, top, colors, o = ovr.image, ovr.rule.x, ovr.rule.y, ovr.colors, ""
+                what, picture_name = "the board's colors table", ovr.rule.image
+            else:
+                o = orientation(place.hex1, place.hex2)
+                if o not in ovr.images or o not in ovr.origins:
+                    raise MapError(f"overlay {place}: {ovr.path.name} has no orientation {o!r} (it has "
+                                   f"{', '.join(sorted(ovr.images))}); name hex2 above or below hex1")
+                bx, by = board.geometry.centre(*board.geometry.parse(place.hex1))
+                ox, oy = _grid_location(ovr.origins[o])
+                left, top = bx - ox, by - oy
+                image, colors, what, picture_name = ovr.read(ovr.images[o]), ovr.colors, \
+                    "the overlay's colors table", ovr.images[o]
+            im: Image.Image = Image.open(io.BytesIO(image))
+            alpha_opaque: np.ndarray | None = None
+            if im.mode in ("RGBA", "LA", "PA"):  # a PNG's alpha: its transparent pixels leave the board's
+                alpha_opaque = np.asarray(im.getchannel("A")).T > 127
             if im.mode != "P":
                 im = im.convert("RGB").quantize(256)
             palette = np.array(im.getpalette() or [], dtype=np.int32).reshape(-1, 3)
             indices = np.asarray(im, dtype=np.uint8).T
             transparent = im.info.get("transparency")
             opaque = indices != transparent if isinstance(transparent, int) else np.ones(indices.shape, bool)
+            if alpha_opaque is not None:
+                opaque = alpha_opaque
             meanings: dict[RGB, ColourMeaning] = {}
             for name, c in table.colors.items():
                 meanings.setdefault(c.rgb, meaning_of_name(name, c.rgb, table))
-            for name, rgb in ovr.colors.items():
-                m = meaning_of_name(name, rgb, table, f"the overlay's colors table ({name})")
+            for name, rgb in colors.items():
+                m = meaning_of_name(name, rgb, table, f"{what} ({name})")
                 if m.terrain is not None or rgb not in meanings:
                     meanings[rgb] = m
             reading = classify(indices, palette, meanings, table)
@@ -194,11 +227,12 @@ class OverlaidBoard(BoardArchive):
             keep = mask & named_level[indices[sx, sy]]
             elevation[x0:x1, y0:y1][keep] = reading.elevation[sx, sy][keep]
             rgba = im.convert("RGBA")
-            if isinstance(transparent, int):
+            if isinstance(transparent, int) or alpha_opaque is not None:
                 alpha = np.where(opaque.T, 255, 0).astype(np.uint8)
                 rgba.putalpha(Image.fromarray(alpha))
             picture.paste(rgba, (left, top), rgba)
-            self.laid.append(f"{place} (orientation {o}, picture {ovr.images[o]} at pixel ({left}, {top}))")
+            turned = f"orientation {o}, " if o else ""
+            self.laid.append(f"{place} ({turned}picture {picture_name} at pixel ({left}, {top}))")
         terrain.setflags(write=False)
         elevation.setflags(write=False)
         super().__init__(board.path, board.metadata, board.geometry, elevation, terrain, board.stairways,
@@ -233,9 +267,49 @@ def lay_overlays(board: BoardArchive, placements: Sequence[OverlayPlacement | st
     if not placements:
         return board
     table = table if table is not None else load_terrain_table()
-    read = []
+    read: list[tuple[OverlayPlacement, Overlay | _SSRImage]] = []
     for p in placements:
         place = parse_placement(p) if isinstance(p, str) else p
+        if place.is_ssr_image:
+            read.append((place, _ssr_image(board, place.hex1)))
+            continue
         board.geometry.parse(place.hex1)
         read.append((place, read_overlay(place.archive, base)))
     return OverlaidBoard(board, read, table)
+
+
+@dataclass(frozen=True)
+class _SSRImage:
+    rule: OverlayRule
+    image: bytes
+    colors: dict[str, RGB]
+
+
+def _ssr_image(board: BoardArchive, name: str) -> _SSRImage:
+    rules = [r for r in board.metadata.overlays if r.name.lower() == name.lower()]
+    if not rules:
+        have = ", ".join(r.name for r in board.metadata.overlays) or "none"
+        raise MapError(f"overlay 'SSR {name}': board {board.archive_name} has no SSR image of that name "
+                       f"(its overlaySSRules: {have})")
+    rule = rules[0]
+    if rule.image not in board.members:
+        raise MapError(f"overlay 'SSR {name}': {rule.image} is not in {board.archive_name}'s archive")
+    colors = parse_colors_table(board.read("colors").decode("latin-1")) if "colors" in board.members else {}
+    return _SSRImage(rule, board.read(rule.image), colors)
+
+
+def ssr_images(board: BoardArchive) -> list[tuple[str, str | None]]:
+    """The board's own SSR images (its ``overlaySSRule`` names), each with the SSR switch it is the artwork
+    of (:data:`asl_terrain.ssr.VASL_NAMES`), or None: a scenario's or a board's special overlay (``SSO_``,
+    ``BSO_``) or a terrain change with no switch here (``DenseJungle``, ``LightWoods``: PTO terrain)."""
+    return [(r.name, VASL_NAMES.get(r.name)) for r in board.metadata.overlays]
+
+
+def lay_ssr_images(board: BoardArchive, switches: Sequence[str], table: TerrainTable | None = None
+                   ) -> BoardArchive:
+    """``board`` with the SSR images laid that stand for the given switches (``no-roads`` lays
+    ``NoRoads``): the artwork, and so the terrain read from it, as the SSR leaves it. Switches with no
+    image on this board change nothing here (the switch itself still rewrites the map's keys)."""
+    wanted = set(switches)
+    names = [name for name, switch in ssr_images(board) if switch is not None and switch in wanted]
+    return lay_overlays(board, [f"{SSR_IMAGE} {n}" for n in names], table=table)
