@@ -502,7 +502,7 @@ def test_map_dict_loads(boards: dict[str, vasl.BoardArchive], table: vasl.Terrai
     assert (m["columns"], m["rows"]) == (["A", "GG"], [0, 10])
     hex_keys = {"at", "level", "terrain", "building", "building_type", "upper_levels", "steeple", "building_id",
                 "stairwell", "stream", "culvert", "ford", "offboard",
-                "bridge"}  # issue 11: docs/map-format-extensions.md
+                "bridge", "bridge_level"}  # issue 11: docs/map-format-extensions.md
     side_keys = {"at", "road", "narrow_street", "slope", "fence", "wall", "hedge", "stream", "culvert", "crest",
                  "bocage", "rowhouse_wall", "cliff"}  # issue 11
     assert all(set(b) <= hex_keys for b in m["hex"]) and all(set(b) <= side_keys for b in m.get("hexside", []))

@@ -71,11 +71,13 @@ CAUSES: dict[str, Cause] = {c.key: c for c in (
           "blocks that same-level LOS (B9.2; KGP's Hillside Walls, P6, are not among the rules it decides); "
           "VASL tests wall pixels only when both ends are at the ground level drawn under the pixel, here the "
           "lower side, so it never blocks."),
-    Cause("hexside-spill", "Wall or hedge artwork off its hexside", "B9.1", "asl-terrain",
+    Cause("hexside-spill", "Wall or hedge artwork off its hexside", "B9.1", "judgment",
           "VASL blocks where the thread crosses wall or hedge pixels drawn beside a hexside that carries no "
           "wall (the artwork of a short or thick wall spills past the hexside's end, or the hexside holds too "
-          "little of it to be a wall hexside). B9.1 makes a wall or hedge a hexside feature: what is not a "
-          "wall hexside does not block."),
+          "little of it to be a wall hexside). asl-terrain rules a wall or hedge as its hexside, inclusive of "
+          "vertices (B9.1), so what is not a wall hexside does not block. B9.1 also makes the thick drawing part of "
+          "the wall, affecting a LOS through it, which reads for VASL where the drawing runs past the vertex: "
+          "a judgment, not a VASL error."),
     Cause("bocage-spill", "Bocage artwork off its hexside", "B9.5", "asl-terrain",
           "VASL blocks with 'Cannot see through/over bocage' where its walk meets bocage pixels, but the thread "
           "crosses no bocage hexside of the map: the bocage drawn on a hexside of the firer's or target's own "
@@ -117,14 +119,25 @@ CAUSES: dict[str, Cause] = {c.key: c for c in (
           "own hex (B23.71: a rowhouse's walls block LOS and movement); the bar VASL reads is drawn along the "
           "middle of the hexside only (bd10 W4-W5: about 55 % of it), and VASL lets a thread crossing near "
           "the hexside's ends pass. The chart's `[hexside.rowhouse-wall]` notes this reading."),
-    Cause("elevated-road", "Elevated roads (not carried)", "B6.4", "asl-terrain wrong",
-          "One end is on, or the thread crosses, an elevated road (bd13's, level 1 over level-0 ground). The "
-          "import does not carry elevated roads: it lists them and writes their hexes at the ground level drawn "
-          "under the road."),
-    Cause("bridge", "Bridges as Hindrances (not modelled)", "B6", "asl-terrain wrong",
-          "One end is on a bridge (the base Location of a bridge hex, B6) or the thread crosses a bridge hex. "
-          "asl-terrain stands the bridge Location at the Crest level but does not model the bridge as a LOS "
-          "Hindrance to Locations below it."),
+    Cause("adjacent-lower-crest", "A crest drawn in the adjacent lower hex", "B10.2", "asl-terrain",
+          "The higher end looks down through ground of its own level drawn inside an ADJACENT hex of lower Base "
+          "Level (bd13: the embankment of the elevated road drawn in the bridge hex K6 or Y8, seen from J6 or "
+          "L5; bd08: the lake shore). B10.2's exception lets a LOS always pass through a Crest Line in an "
+          "adjacent hex of lower elevation; VASL applies no such exception and blocks ('Must have a height "
+          "advantage')."),
+    Cause("bridge-embankment", "An embankment drawn inside a bridge hex", "B6.2", "judgment",
+          "asl-terrain blocks a lower LOS at the elevated road's embankment as drawn inside the bridge hex "
+          "(level-1 ground on either side of the stream in bd13 K6 and Y8: the depiction, A6.1, B10.1); VASL "
+          "lets the thread through. B6.2 makes the bridge itself no obstacle (its deck and road, drawn at level "
+          "1, are lowered to the stream: J4 fires beneath 13K6 to L7), but says nothing of the embankment "
+          "that carries the road up to it."),
+    Cause("bridge", "Bridges (B6.2)", "B6.2", "judgment",
+          "One end is on a bridge (the base Location of a bridge hex, at the level of the road it carries, "
+          "B6.2) or the thread crosses a bridge hex, and no other class explains it. asl-terrain rules the "
+          "bridge as B6.2 says (no obstacle; +1 Hindrance through its hex off its road, unless all ends are "
+          "beneath or above it); VASL counts its bridge Hindrance only between two Locations at the bridge's "
+          "road level, tests the bridge and road pixels of its walk, and applies its depression test under "
+          "the deck."),
     Cause("depression", "Depression rules (A6.3)", "A6.3", "asl-terrain",
           "A Location IN a gully or stream: asl-terrain applies A6.3 hex by hex (the elevation difference must "
           "be at least the range from the last hex within the depression); VASL tests pixel ground levels along "
@@ -385,11 +398,11 @@ def classify(m: Map, raster: vasl.ArtworkRaster | None, line: vasl.OracleLine, r
     if not r.clear and bb is not None and bb.rule == "B23.71" and not line.blocked:
         return "rowhouse-hexside"
     ends, met = _vasl_terrain_met(raster, r) if raster is not None else (set(), set())
-    if raster is not None:
-        raised = _hexes_with(raster, "Elevated Road")
-        if "Elevated Road" in met or r.a.hex in raised or r.b.hex in raised or \
-                (bb is not None and bb.hex is not None and bb.hex in raised):
-            return "elevated-road"
+    if raster is not None and r.clear and line.blocked and not r.borderline and _adjacent_lower_crest(m, raster, r):
+        return "adjacent-lower-crest"
+    if not r.clear and not line.blocked and bb is not None and bb.hex is not None and \
+            m.terrain(bb.hex).bridge is not None and bb.terrain.startswith("level ") and not r.borderline:
+        return "bridge-embankment"
     if not r.borderline and (m.terrain(r.a.hex).bridge or m.terrain(r.b.hex).bridge or any(
             n.endswith("Bridge") and not n.startswith(("Pontoon", "Foot")) for n in met)):
         return "bridge"
@@ -440,6 +453,28 @@ def _walk(raster: vasl.ArtworkRaster, r: Any) -> list[tuple[int, int]]:
     start = tuple(int(v) for v in raster.los_point(location_point(r.a)))
     end = tuple(int(v) for v in raster.los_point(location_point(r.b)))
     return list(vasl.vasl_walk(start, end))  # type: ignore[arg-type]
+
+
+def _adjacent_lower_crest(m: Map, raster: vasl.ArtworkRaster, r: Any) -> bool:
+    """Whether every pixel of VASL's walk drawn as high as this LOS's higher end (outside the two end hexes)
+    lies in a hex ADJACENT to that end whose Base Level is lower: the crest B10.2's exception passes."""
+    hi = max(r.elevations)
+    if r.elevations[0] == r.elevations[1] or hi != int(hi):
+        return False
+    top = r.a if r.elevations[0] > r.elevations[1] else r.b
+    if top.place not in ("", "crest") or top.level:
+        return False
+    high: list[tuple[int, int]] = []
+    for archive, dc, dr in raster.archives:
+        x0, y0 = int(dc * vasl.HEX_WIDTH), int(dr * vasl.HEX_HEIGHT)
+        for x, y in _walk(raster, r):
+            lx, ly = x - x0, y - y0
+            if 0 <= lx < archive.grid_width and 0 <= ly < archive.grid_height and \
+                    int(archive.elevation[lx, ly]) >= hi:
+                high.append((x, y))
+    ends = {(r.a.hex.col, r.a.hex.row), (r.b.hex.col, r.b.hex.row)}
+    hexes = {h for h in (raster.hexes_of_pixels(high) if high else []) if h is not None and h not in ends}
+    return bool(hexes) and all(Hex(*h).is_adjacent(top.hex) and m.terrain(Hex(*h)).level < hi for h in hexes)
 
 
 def _meets_cliff(raster: vasl.ArtworkRaster, r: Any) -> bool:

@@ -467,9 +467,11 @@ class ArtworkDepiction:
         for h in list(m._by_hex):
             if h in m.grid:
                 i = tab.idx(h)
-                hs = [x for x in tab.rec(i)[2] if x[3] in ("A24.2", "A6.8") or x[5] == _H_BRIDGE]
+                hs = [x for x in tab.rec(i)[2] if x[3] in ("A24.2", "A6.8")]
                 if hs:
                     self._counters[i] = hs
+        for i in tab.bridges:  # B6.2: the bridge Hinders wherever the thread crosses its hex (see _bridge_hinders)
+            self._counters.setdefault(i, []).extend(x for x in tab.rec(i)[2] if x[5] == _H_BRIDGE)
 
     def static(self, i: int) -> _Meet | None:
         """Hex index ``i``'s record if it does not depend on where the thread crosses the hex, else None."""

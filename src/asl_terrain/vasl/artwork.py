@@ -66,18 +66,23 @@ def _feature_keys(t: TerrainType) -> dict[str, Any] | None:
 
 
 def _ground_under_bridges(board: BoardArchive, table: TerrainTable) -> np.ndarray:
-    """The board's ground elevations (int16) with each bridge pixel lowered to the lowest ground drawn in its
-    hex: a bridge's deck is drawn at the level of the road it carries (bd13's elevated road crosses its
-    stream on bridges drawn at level 1), but a bridge is no hill a thread can be blocked by (B6: at most a
-    Hindrance to Locations beneath it)."""
+    """The board's ground elevations (int16) with each bridge pixel, and each road pixel of a hex holding a
+    bridge, lowered to the lowest other ground drawn in its hex: a bridge's deck is drawn at the level of the
+    road it carries (bd13's elevated road crosses its stream on bridges drawn at level 1, the road on the
+    deck drawn at level 1 too), but a bridge is no obstacle (B6.2: a LOS passes beneath it, EX: J4 fires
+    beneath 13K6 to L7; at most a Hindrance). The embankment drawn inside a bridge hex stays ground."""
     ground = board.elevation.astype(np.int16)
     codes = [c for c, t in table.types.items() if t.los_category == "BRIDGE"]
-    deck = np.isin(board.terrain, codes)
-    if not deck.any():
+    bridge = np.isin(board.terrain, codes)
+    if not bridge.any():
         return ground
     idx = board.geometry.hex_index_raster().astype(np.int64)
+    has_bridge = np.zeros(int(idx.max()) + 2, dtype=bool)
+    has_bridge[idx[bridge] + 1] = True  # index -1 (no hex) goes to slot 0
+    roads = [c for c, t in table.types.items() if t.los_category == "ROAD" and t.name != "Elevated Road"]
+    deck = bridge | (np.isin(board.terrain, roads) & has_bridge[idx + 1])
     lowest = np.full(int(idx.max()) + 2, np.iinfo(np.int16).max, dtype=np.int16)
-    np.minimum.at(lowest, idx[~deck] + 1, ground[~deck])  # index -1 (no hex) goes to slot 0
+    np.minimum.at(lowest, idx[~deck] + 1, ground[~deck])
     under = lowest[idx[deck] + 1]
     ground[deck] = np.where(under == np.iinfo(np.int16).max, ground[deck], np.minimum(ground[deck], under))
     return ground

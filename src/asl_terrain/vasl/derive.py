@@ -112,6 +112,7 @@ class HexTerrain:
     offboard: bool = False
     vasl_terrain: str = "Open Ground"  # the VASL terrain the hex's terrain was read from
     bridge: str | None = None  # "stone" | "wooden": a bridge over the stream or gully (B6)
+    bridge_level: int | None = None  # the deck's level where above the Crest level (B6.2: its road's level)
 
     def map_keys(self) -> dict[str, Any]:
         """The hex's keys for a ``[[hex]]`` block, defaults left out."""
@@ -120,6 +121,8 @@ class HexTerrain:
             keys["offboard"] = True
         if self.bridge:
             keys["bridge"] = self.bridge
+        if self.bridge_level is not None:
+            keys["bridge_level"] = self.bridge_level
         if self.level:
             keys["level"] = self.level
         if self.terrain != "open":
@@ -190,8 +193,8 @@ class _Classes:
                 klass = "building"
             elif t.name in _AREA_TERRAIN:
                 klass = _AREA_TERRAIN[t.name]
-            elif t.name == "Open Ground":
-                klass = "open"
+            elif t.name in ("Open Ground", "Elevated Road"):
+                klass = "open"  # an elevated road's embankment: ground at the level drawn (B6.2 EX: 13K6)
             else:
                 klass = f"unsupported:{t.name}"
             if klass not in names:
@@ -413,8 +416,12 @@ def _hex_terrain(rd: _Reading, h: Hex, info: dict[str, Any], override: str | Non
     if bridge is not None and stream is None:
         rd.note(vasl_name, name)
         bridge = None
-    return HexTerrain(level=level, bridge=bridge, terrain=terrain, building=building, upper_levels=upper,
-                      building_id=building_id, stairwell=stairwell, stream=stream, vasl_terrain=vasl_name)
+    # B6.2: a bridge stands at the level of the road it connects to: the level drawn under the centre dot
+    # (on the deck), where that is above the Crest level (bd13's K6 and Y8 carry its elevated road)
+    deck = info["level"] if bridge is not None and info["level"] > level else None
+    return HexTerrain(level=level, bridge=bridge, bridge_level=deck, terrain=terrain, building=building,
+                      upper_levels=upper, building_id=building_id, stairwell=stairwell, stream=stream,
+                      vasl_terrain=vasl_name)
 
 
 def _building(rd: _Reading, name: str, vasl_name: str, override: str | None) -> tuple[str, str, int | None, bool]:
