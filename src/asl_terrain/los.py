@@ -1660,9 +1660,26 @@ def _bridge_hinders(deck: int, idx: int, ea: int, eb: int, out: _Outcome) -> boo
     return idx not in out.bridge_road
 
 
+_HALF_SQRT3 = math.sqrt(3) / 2
+
+
+def _passes_near(p: Point, q: Point, c: Point) -> bool:
+    """Whether the segment p-q (scaled points) comes within a hex's circumradius of the centre c, with a
+    margin: a thread that passes through the hex of c always does (a cheap, conservative test)."""
+    px, py, qx, qy = p[0] / 2, p[1] * _HALF_SQRT3, q[0] / 2, q[1] * _HALF_SQRT3
+    cx, cy = c[0] / 2, c[1] * _HALF_SQRT3
+    dx, dy = qx - px, qy - py
+    n = dx * dx + dy * dy
+    t = 0.0 if n == 0 else max(0.0, min(1.0, ((cx - px) * dx + (cy - py) * dy) / n))
+    ex, ey = px + t * dx - cx, py + t * dy - cy
+    return ex * ex + ey * ey <= 1.0 + 1e-6
+
+
 def _bridge_road_only(tab: _Tables, A: _End, B: _End) -> frozenset[int]:
     """The bridge hexes (indices) the thread A-B passes through entering and leaving across road hexsides
     of the hex, at no vertex (B6.2: a LOS traced only through the road depiction of the bridge)."""
+    if not any(_passes_near(A.point, B.point, tab.hex_of(i).centre()) for i in tab.bridges if i not in (A.idx, B.idx)):
+        return frozenset()  # no bridge hex within reach of the thread: nothing to trace
     tr = grid.trace(A.point, B.point)
     crossed = dict(tr.crossed)
     at_vertex = {t for t, _ in tr.vertices}

@@ -38,30 +38,39 @@ Coordinates
 
 from __future__ import annotations
 
-from .archive import (
-    BoardArchive,
-    BoardMetadata,
-    OverlayRule,
-    TurnedBoard,
-    VaslHex,
-    read_board,
-)
-from .artwork import ArtworkRaster, ThreadSample, load_artwork, map_artwork, vasl_walk
-from .data import find_board, vasl_board_dirs, vasl_data_dir
-from .derive import FORMAT, BoardTerrain, HexTerrain, MapConversion, board_to_map_dict, derive_board
-from .geometry import (
-    HEX_HEIGHT,
-    HEX_WIDTH,
-    HEXSIDE_NAMES,
-    BoardGeometry,
-    Hex,
-    HexsideKey,
-    grid_pixel,
-)
-from .images import artwork_png
-from .layout import BoardImport, board_prefix, import_boards, parse_layout
-from .oracle import OracleHex, OracleLine, read_oracle, read_oracle_hexes
-from .terrain import PaletteColor, TerrainTable, TerrainType, load_terrain_table
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .archive import (
+        BoardArchive,
+        BoardMetadata,
+        OverlayRule,
+        TurnedBoard,
+        VaslHex,
+        read_board,
+    )
+    from .artwork import ArtworkRaster, ThreadSample, load_artwork, map_artwork, vasl_walk
+    from .data import find_board, vasl_board_dirs, vasl_data_dir
+    from .derive import FORMAT, BoardTerrain, HexTerrain, MapConversion, board_to_map_dict, derive_board
+    from .geometry import (
+        HEX_HEIGHT,
+        HEX_WIDTH,
+        HEXSIDE_NAMES,
+        BoardGeometry,
+        Hex,
+        HexsideKey,
+        grid_pixel,
+    )
+    from .images import artwork_png
+    from .layout import BoardImport, board_prefix, import_boards, parse_layout
+    from .oracle import OracleHex, OracleLine, read_oracle, read_oracle_hexes
+    from .terrain import PaletteColor, TerrainTable, TerrainType, load_terrain_table
+    from .archive import _parse_board_metadata as _parse_board_metadata
+    from .geometry import _column_index as _column_index, _column_name as _column_name
+    from .geometry import _hex_name as _hex_name, _hexside_key as _hexside_key
+    from .geometry import _hexside_name as _hexside_name, _parse_hex as _parse_hex
+    from .images import _decode_gif as _decode_gif, _png as _png
 
 __all__ = [
     "FORMAT",
@@ -106,9 +115,32 @@ __all__ = [
     "vasl_walk",
 ]
 
-# private helpers other modules and the tests use (hex names as VASL writes them, the image codecs)
-from .archive import _parse_board_metadata as _parse_board_metadata  # noqa: E402
-from .geometry import _column_index as _column_index, _column_name as _column_name  # noqa: E402
-from .geometry import _hex_name as _hex_name, _hexside_key as _hexside_key  # noqa: E402
-from .geometry import _hexside_name as _hexside_name, _parse_hex as _parse_hex  # noqa: E402
-from .images import _decode_gif as _decode_gif, _png as _png  # noqa: E402
+# where each name lives: a submodule is imported when one of its names is first asked for, so that the LOS
+# engine's `from asl_terrain.vasl import map_artwork` loads the artwork depiction, not the importer
+# (private helpers other modules and the tests use are here too)
+_HOMES = {
+    **dict.fromkeys(("BoardArchive", "BoardMetadata", "OverlayRule", "TurnedBoard", "VaslHex", "_parse_board_metadata",
+                     "read_board"), "archive"),
+    **dict.fromkeys(("ArtworkRaster", "ThreadSample", "load_artwork", "map_artwork", "vasl_walk"), "artwork"),
+    **dict.fromkeys(("find_board", "vasl_board_dirs", "vasl_data_dir"), "data"),
+    **dict.fromkeys(("BoardTerrain", "FORMAT", "HexTerrain", "MapConversion", "board_to_map_dict", "derive_board"), "derive"),
+    **dict.fromkeys(("BoardGeometry", "HEXSIDE_NAMES", "HEX_HEIGHT", "HEX_WIDTH", "Hex", "HexsideKey", "_column_index",
+                     "_column_name", "_hex_name", "_hexside_key", "_hexside_name", "_parse_hex", "grid_pixel"), "geometry"),
+    **dict.fromkeys(("_decode_gif", "_png", "artwork_png"), "images"),
+    **dict.fromkeys(("BoardImport", "board_prefix", "import_boards", "parse_layout"), "layout"),
+    **dict.fromkeys(("OracleHex", "OracleLine", "read_oracle", "read_oracle_hexes"), "oracle"),
+    **dict.fromkeys(("PaletteColor", "TerrainTable", "TerrainType", "load_terrain_table"), "terrain"),
+}
+
+
+def __getattr__(name: str) -> Any:
+    home = _HOMES.get(name)
+    if home is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"{__name__}.{home}"), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_HOMES))

@@ -16,9 +16,8 @@ from asl_terrain.errors import MapError
 
 from .archive import BoardArchive, TurnedBoard, read_board
 from .data import _ENV_VAR
-from .derive import _BUILDING_NAME
 from .geometry import _HALF_HEIGHT, _SIDE, HEX_HEIGHT, HEX_WIDTH, BoardGeometry, Hex, grid_pixel
-from .terrain import TerrainTable, TerrainType, load_terrain_table
+from .terrain import _BUILDING_NAME, TerrainTable, TerrainType, load_terrain_table
 
 if TYPE_CHECKING:
     from asl_terrain.model import Map

@@ -25,7 +25,7 @@ from .geometry import (
     _hexside_name,
     _parse_hex,
 )
-from .terrain import TerrainTable, load_terrain_table
+from .terrain import _BUILDING_NAME, TerrainTable, load_terrain_table
 
 FORMAT = "asl-terrain/1"
 
@@ -47,7 +47,6 @@ _AREA_TERRAIN: dict[str, str] = {
     "Stone Rubble Ground Level": "rubble",
     "Wooden Rubble Ground Level": "rubble",
 }
-_BUILDING_NAME = re.compile(r"(Stone|Wooden) Building(?:, (\d) Level)?")
 _STREAMS: dict[str, str] = {
     "Dry Stream": "dry",
     "Shallow Stream": "shallow",

@@ -3,6 +3,7 @@ rasters with its name, LOS category, height and flags, and the named colours of 
 
 from __future__ import annotations
 
+import re
 import xml.etree.ElementTree as ET
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
@@ -12,6 +13,10 @@ from asl_terrain.errors import MapError
 
 from .data import _require_data_dir
 
+
+
+# VASL's building terrain names: material, and the number of levels of a multi-level building
+_BUILDING_NAME = re.compile(r"(Stone|Wooden) Building(?:, (\d) Level)?")
 
 
 @dataclass(frozen=True)
