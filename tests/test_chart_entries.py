@@ -251,6 +251,7 @@ LIVE: list[tuple[str, str, str, Callable[[Chart], Any]]] = [
      lambda c: path(FENCED_ROAD, "infantry", ["B1", "B2", "B3", "B4", "B5", "B6"], 5, chart=c).allowed),
     ("judgment", "narrow_street_smoke_replaces_cot", "false",
      _move(NS_SMOKE, "infantry", "B3", None, bypass="B2-B3", in_hex="B3", to_vertex="B2-B3-C3")),
+    ("judgment", "rout_across_narrow_street", "false", _move(NARROW_STREET, "infantry", "B2", "B3", rout=True)),
     ("judgment", "narrow_street_crossing_is_road", "false",
      _move(NS_INTO_OPEN, "infantry", "B2", "B3", road_rate=True)),
     ("param", "motorcycle_vca_180_fraction", "0.75", _ns_vca({"type": "motorcycle", "mp": 20})),
@@ -355,7 +356,6 @@ CITED: list[tuple[str, str, Callable[[Chart], Any]]] = [
 NOT_YET: dict[str, str] = {
     "param.smoke_height": "los.py reads it but SMOKE's Hindrance is built as taller than anything (_HUGE)",
     "judgment.up_slope_relative": "'false' changes only the reason of the Fire Lane ruling, not its verdict",
-    "judgment.rout_across_narrow_street": "movement reads it but no rule consults it ('true' needs no code)",
 }
 
 

@@ -67,6 +67,14 @@ def no_dash_across_or_along_narrow_street(e: _Entry) -> Prohibition | None:
     return None
 
 
+def no_rout_across_narrow_street(e: _Entry) -> Prohibition | None:
+    """Routing straight across a Narrow Street is allowed unless judgment rout_across_narrow_street says
+    otherwise (P5.11 forbids routing along one: bypass.no_rout_along_narrow_street)."""
+    if e.ctx.rout and e.hst.narrow_street is not None and not e.ctx.p.rout_across_narrow_street:
+        return Prohibition("routing across a Narrow Street is NA (judgment rout_across_narrow_street)", "P5.11")
+    return None
+
+
 def no_dash_into_rubbled_road(e: _Entry) -> Prohibition | None:
     """No Dash into a road hex whose road is covered by rubble (B3.43)."""
     if e.ctx.dash and road_negated(e.ctx.m, e.b):
@@ -146,6 +154,7 @@ CROSSING_PROHIBITIONS: tuple[_EntryRule, ...] = (
 #: the prohibitions of entering an adjacent hex's ground Location whatever it costs, asked in order
 ENTRY_PROHIBITIONS: tuple[_EntryRule, ...] = (
     no_dash_across_or_along_narrow_street,
+    no_rout_across_narrow_street,
     no_dash_into_rubbled_road,
     no_entry_into_blaze,
     *CROSSING_PROHIBITIONS,
