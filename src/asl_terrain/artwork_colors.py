@@ -186,14 +186,15 @@ def annotation_file(board_name: str) -> Path | None:
 
 def load_annotation(path: str | Path) -> dict[str, Any]:
     """An annotation file: ``[[color]]`` meanings, ``[[hex]]``/``[[hexside]]`` blocks (map-format keys,
-    each with its ``source``), ``[grid]``, ``[building_types]``, and ``[[not_carried]]``: what the artwork
+    each with its ``source``), ``[grid]``, ``[building_types]``, ``[[terrain_fix]]`` (pixels of a hex read
+    as one terrain that are another: ``at``, ``from``, ``to``), and ``[[not_carried]]``: what the artwork
     shows but the map format cannot say (``at``, ``what``, ``source``), listed in the import's notes."""
     p = Path(path)
     try:
         data = tomllib.loads(p.read_text(encoding="utf-8"))
     except (OSError, tomllib.TOMLDecodeError) as exc:
         raise MapError(f"{p}: cannot read the map annotation file: {exc}", source=str(p)) from None
-    for kind in ("hex", "hexside", "color", "not_carried"):
+    for kind in ("hex", "hexside", "color", "not_carried", "terrain_fix"):
         for i, block in enumerate(data.get(kind, [])):
             if not isinstance(block, dict) or not block.get("source"):
                 raise MapError(f"{p}: [[{kind}]] number {i + 1} has no source (say where the entry was read)",
@@ -931,6 +932,7 @@ def read_colour_board(path: str | Path, table: TerrainTable | None = None,
     if cached_rasters is None:
         _apply_inherent(reading, geometry, table)
         _apply_building_types(reading, geometry, building_types, table)
+        _apply_terrain_fixes(reading, geometry, ann.get("terrain_fix", []), table, ann_source)
         _disk_cache_write(file, ann_path, table, reading, grid)
     metadata = BoardMetadata(name, "", "", "", image_name, bool((reading.elevation != 0).any()), columns, rows,
                              building_types, {}, (), (), {}, {"colours": "artwork"})
@@ -1044,6 +1046,24 @@ def _apply_building_types(reading: ColourReading, geometry: BoardGeometry, types
         hx, hy = _hex_pixels(geometry, h)
         sel = is_building[reading.terrain[hx, hy]]
         reading.terrain[hx[sel], hy[sel]] = code
+
+
+def _apply_terrain_fixes(reading: ColourReading, geometry: BoardGeometry, fixes: Any, table: TerrainTable,
+                         source: str) -> None:
+    """An annotation's ``[[terrain_fix]]`` (``at``, ``from``, ``to``: VASL terrain names, and ``source``): in
+    the hexes named, the pixels read as ``from`` are ``to`` (a colour drawn for two things: the grey of
+    roofs is also a stone bridge's parapets)."""
+    for i, fix in enumerate(fixes if isinstance(fixes, list) else []):
+        try:
+            old, new = table.by_name(str(fix["from"])).code, table.by_name(str(fix["to"])).code
+        except (KeyError, TypeError, ValueError, MapError):
+            raise MapError(f"{source}: [[terrain_fix]] number {i + 1} needs 'from' and 'to', VASL terrain names "
+                           "(e.g. 'Stone Building', 'Open Ground')", source=source) from None
+        at = fix.get("at", [])
+        for name in at if isinstance(at, list) else [at]:
+            hx, hy = _hex_pixels(geometry, geometry.parse(str(name)))
+            sel = reading.terrain[hx, hy] == old
+            reading.terrain[hx[sel], hy[sel]] = new
 
 
 def agreement(a: np.ndarray, b: np.ndarray) -> float:

@@ -398,3 +398,13 @@ def test_ground_colours_meet_only_their_neighbouring_levels(board: str) -> None:
         pytest.skip(f"needs VASL's {board} archive")
     steps = vasl.read_board(board).level_steps()  # type: ignore[attr-defined]
     assert steps.get(1, 0) >= 0.975 * sum(steps.values())
+
+
+@needs_lg
+@pytest.mark.parametrize(("h", "kind"), [("D45", "stone"), ("H46", "wooden"), ("S55", "wooden")])
+def test_b6_la_gleize_bridges(lg: Map, h: str, kind: str) -> None:
+    """The three bridges drawn on La Gleize (B6): a Location on the bridge and one beneath it, which the
+    bridge parts (B6.2); D45's grey parapets are not read as a building ([[terrain_fix]])."""
+    t = lg.terrain(lg.parse_hex(h))
+    assert t.bridge == kind and t.is_stream and not t.is_building
+    assert not los(lg, lg.parse_location(h), lg.parse_location(f"{h}/under")).clear
