@@ -449,19 +449,48 @@ def test_a_turned_and_cropped_bottom_board_keeps_its_printed_names(tmp_path: Pat
 
 
 @needs_games
-def test_a_crop_that_moves_the_boards_apart_is_listed_and_its_pieces_still_land(tmp_path: Path) -> None:
+def test_a_crop_that_moves_the_boards_out_of_line_is_applied_in_place_and_said_so(tmp_path: Path) -> None:
     """Board 4, in the middle of the stack, cropped to hexrows H-GG (from x = 393): VASL draws it flush left,
-    out of line with boards 2 and 3, which the layout of whole boards cannot follow. The crop is listed as
-    not applied, and a squad VASL shows on 4K5 still lands in 4K5."""
+    out of line with boards 2 and 3. Here the boards keep their layout, board 4's hexes left of H are
+    offboard, the map says so, and a squad VASL shows on 4K5 (393 pixels left of where it would be) still
+    lands in 4K5."""
     x, y = _board_px("K", 5)
     save, ids = _hill_with_boards(
         tmp_path, "bd\t0\t0\t02\tVER\t6.4\tbd\t0\t1\t04\t393\t0\t1407\t-1\tVER\t6.1\tbd\t0\t2\t03\tVER\t6.3\t",
         [("6-2-8 Esq", 400 + x - 393, 400 + 645 + y)])
     r = vsav.import_save(save)
-    assert any(line.startswith("board 04: cropped") and "not applied" in line for line in r.unsupported)
+    assert any(line.startswith("board 04: cropped") and "out of line" in line for line in r.unsupported)
     assert any(line.startswith("board 04: cropped") for line in r.map["not_carried"])  # type: ignore[union-attr]
     (p,) = [q for q in r.placed if q.piece.id == ids["0"]]
     assert p.hex_name == "4K5" and (p.off_centre or 0) <= 1.5
+    m = Map.from_data(r.map)
+    assert m.terrain(m.parse_hex("4G5")).offboard and not m.terrain(m.parse_hex("4H5")).offboard
+    assert not m.terrain(m.parse_hex("2G5")).offboard and not m.terrain(m.parse_hex("3G5")).offboard
+    assert r.map["depiction"]["board"][1]["crop"] == "pixels 393 0 1407 -1"  # type: ignore[index]
+
+
+@needs_games  # the shared boards are beside the shared saves
+def test_a_hand_made_layout_crops_any_board(tmp_path: Path) -> None:
+    """A layout written by hand crops any of its boards as VASL's crop dialog does (the hexrows, lettered,
+    and the coordinates, numbered, that stay): board 2 (on top) to coordinates 6-10 and board 4 (below,
+    turned) to hexrows A-P. The hexes outside are offboard, a half hex the two boards share stays while one
+    shows it, the crop is recorded, and LOS answers across what is left."""
+    from clirun import run
+
+    out = tmp_path / "cropped.toml"
+    res = run("import-vasl", "bd02", "bd04", "--layout", "bd02[6-10];rbd04[A-P]", "-o", str(out))
+    assert res.returncode == 0, res.stderr
+    m = Map.load(out)
+    assert [b.archive for b in m.depiction.boards] == ["bd02", "bd04"]
+    gone = {n for n in ("2K5", "2A1", "4Q5", "4GG10", "2K6", "2L5", "4P5", "4A1")
+            if m.terrain(m.parse_hex(n)).offboard}
+    assert gone == {"2K5", "2A1", "4Q5", "4GG10"}
+    assert m.parse_hex("4A1") == m.parse_hex("GG20")  # the turned board's A1 at the lower right: still there
+    assert los.los(m, m.parse_location("2K6"), m.parse_location("4K5")).to_json()["from"] == "2K6"
+    bad = run("import-vasl", "bd02", "--layout", "bd02[A-ZZ]", "-o", str(tmp_path / "bad.toml"))
+    assert bad.returncode == 2 and "no hexrow 'ZZ'" in bad.stderr
+    bad = run("import-vasl", "bd02", "--layout", "bd02[1-5,3-4]", "-o", str(tmp_path / "bad.toml"))
+    assert bad.returncode == 2 and "crop [1-5,3-4]" in bad.stderr
 
 
 # ------------------------------------------------------------------------------ terrain counters by VASL's names

@@ -191,6 +191,9 @@ class BoardPlacementModel(_Strict):
     # VASL overlays laid on the board, as VASL places them: "ARCHIVE HEX1 HEX2" ("ovr1 F5 F4")
     overlays: list[Annotated[str, Field(min_length=1, max_length=300)]] = Field([], max_length=64)
     version: Name | None = None  # the board version a VASL save was made with (its origin, for the record)
+    # the crop it was imported with, for the record ("A-P,6-10": VASL's hexrows and coordinates in play); the
+    # hexes outside it are written offboard
+    crop: str | None = Field(None, max_length=40)
 
 
 class DepictionModel(_Strict):

@@ -651,8 +651,10 @@ def _apply_crops(data: dict[str, Any], boards: list[SavedBoard], placements: lis
     frame maps VASL's pixels to the map's grid. VASSAL places a board right of the boards before it in its
     row and below those above it in its column, each as wide and high as its crop; that is the layout of
     whole boards shifted as one when every crop lies on the layout's outer edge. A crop that moves the
-    other boards apart is listed, not applied (the boards stay whole), but its pieces still land right."""
+    other boards out of line is applied to the whole boards in their layout, and said so; its pieces still
+    land right (each board's pixels are read in its own place in VASL's frame)."""
     from . import vasl
+    from .vasl.layout import crop_offboard
 
     rects = _vasl_rects(boards, placements)
     shifts = []
@@ -660,18 +662,18 @@ def _apply_crops(data: dict[str, Any], boards: list[SavedBoard], placements: lis
         ox, oy = _crop_origin(b, arch, w, h)
         shifts.append((int(dc * vasl.HEX_WIDTH) - x + ox, int(dr * vasl.HEX_HEIGHT) - y + oy))
     together = all(abs(sx - shifts[0][0]) <= 1 and abs(sy - shifts[0][1]) <= 1 for sx, sy in shifts)
-    hidden: list[str] = []
-    for b, (arch, dc, dr), (_, _, w, h), entry in zip(boards, placements, rects, data["depiction"]["board"]):
+    for b, entry in zip(boards, data["depiction"]["board"]):
         if b.version:
             entry["version"] = b.version
         if b.crop is None:
             continue
+        entry["crop"] = "pixels " + " ".join(map(str, b.crop))
         if not together:
-            unsupported.append(f"board {b.name}: cropped to pixels {b.crop} in the save; with it VASL moves the "
-                               "boards beside or below it apart from the layout of whole boards: not applied (the "
-                               "whole board is on the map; its pieces are placed as VASL shows them)")
-            continue
-        hidden.extend(_outside_crop(b, arch, dc, dr, w, h))
+            unsupported.append(f"board {b.name}: cropped to pixels {b.crop} in the save, with which VASL draws the "
+                               "boards beside or below it out of line; here the boards keep the layout of whole "
+                               "boards, the hexes outside the crop offboard (its pieces are placed as VASL shows "
+                               "them)")
+    hidden = crop_offboard(placements, [_save_rect(b, w, h) if b.crop else None for b, (_, _, w, h) in zip(boards, rects)])
     if hidden:
         data.setdefault("hex", []).append({"at": hidden, "offboard": True})
     geo = vasl.BoardGeometry(
@@ -679,6 +681,12 @@ def _apply_crops(data: dict[str, Any], boards: list[SavedBoard], placements: lis
         max(int(dc * vasl.HEX_WIDTH) + a.grid_width for a, dc, _ in placements),
         max(int(dr * vasl.HEX_HEIGHT) + a.grid_height for a, _, dr in placements))
     return _Frame(tuple((*r, *s) for r, s in zip(rects, shifts)), geo)
+
+
+def _save_rect(b: SavedBoard, w: int, h: int) -> tuple[int, int, int, int]:
+    # the crop as VASL shows it: its corner, and the size VASL gives the cropped board
+    assert b.crop is not None
+    return b.crop[0], b.crop[1], w, h
 
 
 def _vasl_rects(boards: list[SavedBoard], placements: list[tuple[Any, int, int]]) -> list[tuple[int, int, int, int]]:
@@ -700,23 +708,6 @@ def _crop_origin(b: SavedBoard, arch: Any, w: int, h: int) -> tuple[int, int]:
         return 0, 0
     x0, y0 = b.crop[0], b.crop[1]
     return (arch.grid_width - w - x0, arch.grid_height - h - y0) if b.flipped else (x0, y0)
-
-
-def _outside_crop(b: SavedBoard, arch: Any, dc: int, dr: int, w: int, h: int) -> list[str]:
-    """The map names (grid frame) of board ``b``'s hexes whose centre lies outside its crop (VASL shows them
-    no more); the crop is in the board's pixels as printed."""
-    from .grid import Hex
-    from .model import BoardPlacement
-
-    assert b.crop is not None
-    x0, y0 = b.crop[0], b.crop[1]
-    place = BoardPlacement(b.archive_name, "", dc, dr, arch.width, arch.height, b.flipped)
-    out = []
-    for c, r in arch.geometry.hexes:
-        px, py = arch.geometry.centre(c, r)
-        if not (x0 <= px < x0 + w and y0 <= py < y0 + h):
-            out.append(place.to_map(Hex(c, r)).name)
-    return out
 
 
 # ------------------------------------------------------------------------------ the pieces on the map

@@ -3,13 +3,15 @@ of one or more boards into one map with the artwork as its depiction."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, NamedTuple
 
 import numpy as np
 
-from asl_terrain.errors import MapError
+from asl_terrain.errors import BadName, MapError
+from asl_terrain.grid import Hex as GridHex
 
 from .archive import BoardArchive, BoardMetadata, OverlayRule, TurnedBoard, read_board
 from .derive import BoardTerrain, _emit_map, derive_board
@@ -103,13 +105,124 @@ class _ComposedBoard(BoardArchive):
         return self.boards[int(i)][0].read(name)
 
 
-def parse_layout(text: str) -> list[list[str]]:
-    """``"bd01,bd02;bd03,bd04"`` → rows of board names, top to bottom, each left to right."""
-    rows = [[name.strip() for name in row.split(",")] for row in text.split(";")]
-    if not rows or any(not name for row in rows for name in row):
-        raise MapError(f"layout {text!r}: expected board names separated by ',' (left to right) and ';' (rows, top "
-                       'to bottom), e.g. "bd01,bd02;bd03,bd04"')
+_CROP = re.compile(r"^(?P<name>[^\[\]]+?)\s*(?:\[(?P<crop>[^\[\]]*)\])?$")
+_CROP_PART = re.compile(r"^\s*(?:(?P<c1>[A-Za-z]+)\s*-\s*(?P<c2>[A-Za-z]+)|(?P<r1>\d+)\s*-\s*(?P<r2>\d+))\s*$")
+
+Crop = tuple[tuple[str, str] | None, tuple[int, int] | None]  # (first, last hexrow letter), (first, last coordinate)
+
+
+def _layout_tokens(text: str) -> list[list[tuple[str, Crop | None]]]:
+    """The layout's boards, each with its crop: ``bd02[A-P]``, ``bd02[6-10]``, ``bd02[H-GG,1-5]`` (VASL's crop
+    dialog: the hexrows, lettered, and the coordinates, numbered, that stay in play)."""
+    # commas inside a crop's brackets do not separate boards
+    rows = []
+    for row in text.split(";"):
+        names = re.split(r",(?![^\[]*\])", row)
+        rows.append([_layout_token(n, text) for n in names])
     return rows
+
+
+def _layout_token(token: str, text: str) -> tuple[str, Crop | None]:
+    m = _CROP.fullmatch(token.strip())
+    if m is None or not m.group("name").strip():
+        raise MapError(f"layout {text!r}: expected board names separated by ',' (left to right) and ';' (rows, top "
+                       'to bottom), e.g. "bd01,bd02;bd03,bd04", each with an optional crop: "bd02[A-P,6-10]"')
+    if m.group("crop") is None:
+        return m.group("name").strip(), None
+    cols: tuple[str, str] | None = None
+    rows: tuple[int, int] | None = None
+    for part in m.group("crop").split(","):
+        p = _CROP_PART.fullmatch(part)
+        if p is None or (p.group("c1") and cols) or (p.group("r1") and rows):
+            raise MapError(f"layout {text!r}: crop [{m.group('crop')}] of {m.group('name').strip()}: expected the "
+                           "hexrows and/or coordinates that stay, e.g. [A-P], [6-10] or [H-GG,1-5]")
+        if p.group("c1"):
+            cols = (p.group("c1").upper(), p.group("c2").upper())
+        else:
+            rows = (int(p.group("r1")), int(p.group("r2")))
+    return m.group("name").strip(), (cols, rows)
+
+
+def parse_layout(text: str) -> list[list[str]]:
+    """``"bd01,bd02;bd03,bd04"`` → rows of board names, top to bottom, each left to right (crops dropped:
+    :func:`layout_crops`)."""
+    return [[name for name, _ in row] for row in _layout_tokens(text)]
+
+
+def layout_crops(text: str) -> list[Crop | None]:
+    """The crop of each board of a layout, in order (None: the whole board)."""
+    return [crop for row in _layout_tokens(text) for _, crop in row]
+
+
+def crop_rectangle(board: BoardArchive, crop: Crop) -> tuple[int, int, int, int]:
+    """The pixel rectangle (x, y, width, height; -1: to the edge) VASL records for a crop to these hexrows and
+    coordinates, as its crop dialog computes it (``ASLBoard.crop`` with the nearest full row): from half a hex
+    before the first hexrow to half a hex after the last, from the top of the first coordinate's hexes to the
+    bottom of the last's. :raises MapError: a hexrow or coordinate the board does not have."""
+    geo = board.geometry
+    half_w, half_h = int(HEX_WIDTH / 2), int(HEX_HEIGHT / 2)
+    cols, rows = crop
+    x, w, y, h = 0, -1, 0, -1
+    if cols is not None:
+        first, last = (_crop_column(board, c) for c in cols)
+        x = geo.centre(first, 0)[0]
+        w = geo.centre(last, 0)[0] - x
+        if abs(x + w - board.grid_width) > HEX_WIDTH / 4:
+            w += half_w
+        if x:
+            x, w = x - half_w, w + half_w
+    if rows is not None:
+        if not (1 <= rows[0] <= rows[1] <= board.height):
+            raise MapError(f"crop of {board.archive_name}: coordinates {rows[0]}-{rows[1]} are not rows 1-{board.height}")
+        y = geo.centre(0, rows[0])[1] - half_h
+        h = geo.centre(0, rows[1])[1] + half_h - y
+    return x, y, w, h
+
+
+def _crop_column(board: BoardArchive, letters: str) -> int:
+    try:
+        col = _parse_hex(f"{letters}1")[0]
+    except BadName:
+        col = -1
+    if not 0 <= col < board.width:
+        last = _hex_name((board.width - 1, 1))[:-1]
+        raise MapError(f"crop of {board.archive_name}: no hexrow {letters!r} (its hexrows are A-{last})")
+    return col
+
+
+def outside_crop(board: BoardArchive, dc: int, dr: int, rect: tuple[int, int, int, int]) -> set[Hex]:
+    """The map hexes of ``board`` (placed at column and row offset ``dc``, ``dr``; turned if it is a
+    :class:`TurnedBoard`) whose centre lies outside ``rect``, a crop in the board's pixels as printed (VASL
+    crops a board as printed, then turns the crop). A centre on the crop's edge is in: a half hex."""
+    from asl_terrain.model import BoardPlacement
+
+    x0, y0, w, h = rect
+    x1 = x0 + w if w > 0 else board.grid_width
+    y1 = y0 + h if h > 0 else board.grid_height
+    turned = isinstance(board, TurnedBoard)
+    place = BoardPlacement(board.archive_name, "", dc, dr, board.width, board.height, turned)
+    geo = board.geometry
+    out = set()
+    for c, r in geo.hexes:
+        px, py = geo.centre(c, r)
+        if not (x0 <= px <= x1 and y0 <= py <= y1):
+            h_ = place.to_map(GridHex(c, r))
+            out.add((h_.col, h_.row))
+    return out
+
+
+def crop_offboard(placed: Sequence[tuple[BoardArchive, int, int]],
+                  rects: Sequence[tuple[int, int, int, int] | None]) -> list[str]:
+    """The map names (grid frame) of the hexes cropped off the layout: outside some board's crop and shown by
+    no board (a half hex two boards share stays while one of them shows it)."""
+    hidden: set[Hex] = set()
+    shown: set[Hex] = set()
+    for (b, dc, dr), rect in zip(placed, rects):
+        mine = {(c + dc, r + dr) for c, r in b.geometry.hexes}  # turning a board keeps its set of map hexes
+        gone = outside_crop(b, dc, dr, rect) if rect is not None else set()
+        hidden |= gone
+        shown |= mine - gone
+    return [_hex_name(h) for h in sorted(hidden - shown)]
 
 
 def board_prefix(board: BoardArchive) -> str:
@@ -174,6 +287,15 @@ def import_boards(
     map_prefix = prefixes[0] if len(placed) == 1 and not isinstance(placed[0][0], TurnedBoard) else ""
     out = _emit_map([(derived, 0, 0)], name=title, prefix=map_prefix)
     out["depiction"] = _depiction(placed, prefixes, archive_refs or {}, terrain_table_ref)
+    crops = layout_crops(layout) if layout else []
+    if any(crops):  # a hand-made layout's crops: the hexes outside them are off the map
+        rects = [crop_rectangle(b, c) if c is not None else None for (b, _, _), c in zip(placed, crops)]
+        gone = crop_offboard(placed, rects)
+        if gone:
+            out.setdefault("hex", []).append({"at": gone, "offboard": True})
+        for entry, c in zip(out["depiction"]["board"], crops):
+            if c is not None:
+                entry["crop"] = ",".join(f"{a}-{b}" for a, b in (x for x in c if x is not None))
     unsupported = derived.unsupported_lines()
     annotations: list[str] = []
     for b, dc, dr in placed:  # boards read from their artwork colours: Narrow Streets, annotation files
