@@ -57,7 +57,6 @@ SIDE: dict[str, tuple[dict[str, Any], list[dict[str, Any]], list[dict[str, Any]]
 _HINDRANCE_HEIGHT = "a Hindrance stands at param.hindrance_height (digest §7.6), whatever its own height"
 _STREAM_ROLE = "a stream's depression comes from the hex's stream key (B20.2, A6.3), not from this role"
 _OPEN = "the engine rules the unit in Open Ground and cites the group's rule; it reads none of its values"
-_NO_VEHICLE = "no vehicle or Wagon crosses a roadblock (B29.4): the movement rule forbids it whatever the chart says"
 _NO_ROAD_RATE = ("read only for a road-rate entry or a LOS through the hex (B3.3), which the building or rubble "
                  "blocks or negates (B3.43); its positive TEM ends Open Ground anyway (A4.6)")
 UNREAD: dict[str, str] = {
@@ -81,9 +80,6 @@ UNREAD: dict[str, str] = {
     "hexside.cliff.tem.direct": "no TEM beyond a Crest Line's (B11.3): the engine reads none",
     "hexside.cliff.tem.indirect": "no TEM beyond a Crest Line's (B11.3): the engine reads none",
     "hexside.fence.los.role": "a fence is no LOS obstacle or Hindrance (P3.2): the LOS code does not ask",
-    "hexside.roadblock.mf.wagon": _NO_VEHICLE,
-    **{f"hexside.roadblock.mp.{k}": _NO_VEHICLE for k in UNIT_COLUMNS[3:]},
-    "hexside.narrow-street-roadblock.mf.wagon": _NO_VEHICLE,
     "hexside.narrow-street-roadblock.los.role": "the roadblock's centre-to-centre segment is always a Half-Level "
                                                 "obstacle (P5.141): its height is read, not this role",
     "hexside.narrow-street-roadblock.tem.residual_fp": "Residual FP has no firer whose LOS crosses the segment: "
@@ -153,12 +149,14 @@ def _hex_rulings(key: str, group: str, k: str) -> list[Ruling]:
 def _narrow_street_roadblock(group: str, k: str) -> list[Ruling]:
     """The P5.141 illustration: Bypass along O17-O18 across the roadblock's segment, the LOS along its hexside
     between its vertices, the TEM of a unit in Bypass at vertex O17-O18-N17 fired on across the segment."""
+    # a roadblocked Narrow Street B2-B3 between open hexes; the segment crossed at its midpoint by the level-1
+    # LOS A3-C3 along the hexside
+    street = M([{"at": ["A3", "C3"], "level": 1}], [{"at": ["B2-B3"], "narrow_street": "paved"}],
+               [{"type": "roadblock", "hexside": "B2-B3"}])
     if group == "mf":
         return [lambda c: move_cost(VILLAGE, _unit(k, False), "N17", None, bypass="O17-O18", to_vertex="O17-O18-P17",
-                                    chart=c).to_json()]
-    if group == "los":  # the segment B2-B3 crossed at its midpoint by the level-1 LOS A3-C3 along the hexside
-        street = M([{"at": ["A3", "C3"], "level": 1}], [{"at": ["B2-B3"], "narrow_street": "paved"}],
-                   [{"type": "roadblock", "hexside": "B2-B3"}])
+                                    chart=c).to_json()] + _moves(street, "B2", "B3", (k,))
+    if group == "los":
         return _sights(street, [("A3", "C3")]) + _sights(VILLAGE, [("O17@O17-O18-P17", "O17@N17-O17-O18")])
     return _tems(VILLAGE, "O17@O17-O18-N17", ["P17", "O17@O17-O18-P17"])
 

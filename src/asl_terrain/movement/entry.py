@@ -103,10 +103,15 @@ def no_charging_cavalry_across_crest_line_slope(e: _Entry) -> Prohibition | None
 
 
 def no_vehicle_across_roadblock(e: _Entry) -> Prohibition | None:
-    """No vehicle (Wagons included) may cross a roadblock's hexside (B29.4)."""
-    if (e.ctx.k.pays_mp or e.ctx.k.wagon) and e.ctx.m.roadblock(e.hs) is not None:
-        return Prohibition(f"no vehicle may cross the roadblock on {e.ctx.n(e.hs)}", "B29.4")
-    return None
+    """No vehicle (Wagons included) may cross a roadblock's hexside (B29.4, and on a Narrow Street P5.141):
+    the chart's NA in the unit's column of the roadblock's entry."""
+    if e.ctx.m.roadblock(e.hs) is None:
+        return None
+    v = e.ctx.cost("narrow-street-roadblock" if e.hst.narrow_street is not None else "roadblock")[0]
+    if v != "NA":
+        return None
+    who = "no vehicle" if e.ctx.k.pays_mp or e.ctx.k.wagon else f"no {e.ctx.k.desc}"
+    return Prohibition(f"{who} may cross the roadblock on {e.ctx.n(e.hs)}", "B29.4")
 
 
 def hexside_not_crossable(e: _Entry) -> Prohibition | None:
