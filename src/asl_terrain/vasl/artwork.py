@@ -91,14 +91,27 @@ class ThreadSample:
     """The depiction codes under one thread, one sample per pixel step (see :meth:`ArtworkRaster.sample`).
 
     ``between(t0, t1)`` gives the codes met between two parameters of the thread (0 at its start, 1 at
-    its end), both ends included.
+    its end), both ends included. A thread between two centre pixels is read from the raster stretch by
+    stretch, as the LOS engine asks (most of its hexes need no pixels, and a blocked thread is left
+    unread past its block); ``codes`` reads it whole.
     """
 
-    __slots__ = ("codes", "n")
+    __slots__ = ("_codes", "_flat", "_idx", "n")
 
-    def __init__(self, codes: list[int], n: int) -> None:
-        self.codes = codes
+    def __init__(self, codes: list[int] | None, n: int, flat: np.ndarray | None = None,
+                 idx: np.ndarray | None = None) -> None:
+        self._codes = codes
+        self._flat = flat  # the raster, flattened; idx: the flat index of each sample
+        self._idx = idx
         self.n = n
+
+    @property
+    def codes(self) -> list[int]:
+        """Every sample's code, from the start of the thread to its end."""
+        if self._codes is None:
+            assert self._flat is not None and self._idx is not None
+            self._codes = cast("list[int]", self._flat[self._idx].tolist())
+        return self._codes
 
     def between(self, t0: float, t1: float) -> frozenset[int]:
         """The codes met strictly inside [t0, t1]: the samples within one pixel step of either end are
@@ -109,7 +122,10 @@ class ThreadSample:
         b = math.floor(t1 * n + 1e-9) - 1
         if b < a:
             a = b = min(max(round((t0 + t1) * n / 2), 0), n)
-        return frozenset(self.codes[a : b + 1])
+        if self._codes is not None:
+            return frozenset(self._codes[a : b + 1])
+        assert self._flat is not None and self._idx is not None
+        return frozenset(self._flat[self._idx[a : b + 1]].tolist())
 
 
 class ArtworkRaster:
@@ -305,7 +321,7 @@ class ArtworkRaster:
                 oy = np.floor_divide(ks * key[1], n)
                 offsets = self._offsets[key] = (ox * self.height + oy).astype(np.intp)
             start = int(x0) * self.height + int(y0)
-            return ThreadSample(self._flat[start + offsets].tolist(), len(offsets) - 1)
+            return ThreadSample(None, len(offsets) - 1, self._flat, start + offsets)
         n = max(int(math.ceil(max(abs(dx), abs(dy)))), 1)
         steps = np.arange(n + 1, dtype=np.float64)
         xs = np.floor(x0 + steps * (dx / n)).astype(np.intp)
