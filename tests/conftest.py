@@ -31,3 +31,18 @@ from hypothesis import settings
 settings.register_profile("dev", deadline=None)
 settings.register_profile("ci", deadline=None, derandomize=True, print_blob=True)
 settings.load_profile("ci" if os.environ.get("CI") else "dev")
+
+
+# The all-pairs checks on the VASL boards and the KGP maps' artwork readings take most of the suite's time:
+# handed out first, they run beside the many quick tests instead of after them (xdist's workers collect
+# the same order, so the order is theirs too).
+_HEAVY_FIRST = ("test_vasl_check.py", "test_vasl_terrain.py", "test_artwork_colors.py", "test_kgp_maps.py",
+                "test_flip.py", "test_vsav.py")
+
+
+def pytest_collection_modifyitems(config: object, items: list) -> None:  # type: ignore[type-arg]
+    def weight(item: object) -> int:
+        path = str(getattr(item, "path", ""))
+        return 0 if path.endswith(_HEAVY_FIRST) else 1
+
+    items.sort(key=weight)  # stable: each group keeps its own order
