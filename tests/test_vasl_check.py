@@ -208,3 +208,47 @@ def test_los_through_the_public_api_on_an_imported_board() -> None:
         assert r.clear and r.hindrance_drm == drm
     j = L.los(m, a, Location(Hex.parse("P8"))).to_json()
     assert {"clear", "blocked_by", "hindrances", "borderline", "range"} <= set(j)
+
+
+@needs_vasl
+def test_cross_check_reports_progress_as_it_rules() -> None:
+    """issue 13: ``progress(done, total)`` from the first pair to the last, in order, as the pairs are ruled."""
+    from asl_terrain.crosscheck import cross_check
+
+    seen: list[tuple[int, int]] = []
+    res = cross_check(imported("bd01"), "bd01", limit=5000, progress=lambda d, t: seen.append((d, t)))
+    n = res.pairs
+    assert seen[0] == (0, n) and seen[-1] == (n, n) and len(seen) >= 3
+    assert [d for d, _ in seen] == sorted(d for d, _ in seen)
+
+
+@needs_vasl
+def test_vasl_check_progress_bar_only_on_a_terminal(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """issue 13: the bar is drawn on stderr when it is a terminal, never on stdout."""
+    import gzip
+    import io
+
+    from rich.console import Console
+    from typer.testing import CliRunner
+
+    import asl_terrain.cli.vasl  # noqa: F401  (registers the commands)
+    from asl_terrain.cli import app
+    from asl_terrain.cli import progress as P
+
+    from asl_terrain.cli.vasl import map_toml
+
+    assert DATA is not None
+    map_file = tmp_path / "bd04.toml"
+    map_file.write_text(map_toml(vasl.import_boards(["bd04"]).map, []), encoding="utf-8")
+    oracle = tmp_path / "bd04.los.gz"  # the oracle's first 3,000 pairs
+    with gzip.open(DATA / "oracle" / "bd04.los.gz", "rt", encoding="utf-8") as f:
+        head = [next(f) for _ in range(3000)]
+    with gzip.open(oracle, "wt", encoding="utf-8") as f:
+        f.writelines(head)
+    for terminal in (False, True):
+        buf = io.StringIO()
+        monkeypatch.setattr(P, "err_console", Console(file=buf, force_terminal=terminal, width=100))
+        res = CliRunner().invoke(app, ["vasl-check", str(map_file), str(oracle)])
+        assert res.exit_code == 0, res.output
+        assert ("vasl-check" in buf.getvalue()) == terminal
+        assert "(pairs)" not in res.output

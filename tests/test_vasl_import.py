@@ -244,3 +244,25 @@ def test_imported_board_renders_with_its_artwork_and_answers_every_engine(tmp_pa
     assert movement.move_cost(m, "infantry", at("1C5"), at("1C6")).allowed
     assert not los.los(m, at("1C5"), at("1X6")).clear
     assert effects.tem(m, at("1F5"), [at("1F8")]).to_json()["kind"] == "tem"
+
+
+@needs_vasl
+def test_import_vasl_progress_bar_only_on_a_terminal(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """issue 13: importing a layout draws a bar on stderr when it is a terminal, never on stdout."""
+    import io
+
+    from rich.console import Console
+    from typer.testing import CliRunner
+
+    import asl_terrain.cli.vasl  # noqa: F401  (registers the commands)
+    from asl_terrain.cli import app
+    from asl_terrain.cli import progress as P
+
+    for terminal in (False, True):
+        buf = io.StringIO()
+        monkeypatch.setattr(P, "err_console", Console(file=buf, force_terminal=terminal, width=100))
+        out = tmp_path / f"two-{terminal}.toml"
+        res = CliRunner().invoke(app, ["import-vasl", "bd01", "bd02", "--layout", "bd01,bd02", "-o", str(out)])
+        assert res.exit_code == 0, res.output
+        assert ("import-vasl (steps)" in buf.getvalue()) == terminal
+        assert "(steps)" not in res.output and Map.load(out).depiction.follows_artwork

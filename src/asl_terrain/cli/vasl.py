@@ -107,18 +107,29 @@ def import_vasl(
     if save is not None:
         _import_save(save, output, boards, name, force, inputs, start)
         return
+    from .progress import progress
+
     table = vasl.load_terrain_table(terrain_table) if terrain_table else vasl.load_terrain_table()
-    read = [vasl.read_board(vasl.find_board(a, boards) if boards is not None and not Path(a).exists() else a)
-            for a in archives]
     out_dir = output.parent if str(output.parent) else Path(".")
-    if overlay:
-        read = _with_overlays(read, archives, overlay, out_dir, table)
-    refs = {b.archive_name: _archive_ref(a, out_dir) for a, b in zip(archives, read)}
-    table_ref = _archive_ref(str(terrain_table), out_dir) if terrain_table else None
-    result = vasl.import_boards(read, table, layout=layout, name=name, archive_refs=refs,
-                                terrain_table_ref=table_ref)
-    Map.from_data(result.map, source=str(output))  # what we write must load
-    write_new_file(output, map_toml(result.map, _import_notes(read, result)).encode("utf-8"), "-o", force, inputs)
+    # a bar on a terminal's stderr: each board read, the boards derived, the map checked, the file written
+    with progress("import-vasl", len(archives) + 3, "steps") as update:
+        read = []
+        for a in archives:
+            read.append(vasl.read_board(vasl.find_board(a, boards) if boards is not None and not Path(a).exists()
+                                        else a))
+            update(len(read))
+        if overlay:
+            read = _with_overlays(read, archives, overlay, out_dir, table)
+        refs = {b.archive_name: _archive_ref(a, out_dir) for a, b in zip(archives, read)}
+        table_ref = _archive_ref(str(terrain_table), out_dir) if terrain_table else None
+        result = vasl.import_boards(read, table, layout=layout, name=name, archive_refs=refs,
+                                    terrain_table_ref=table_ref)
+        update(len(read) + 1)
+        Map.from_data(result.map, source=str(output))  # what we write must load
+        update(len(read) + 2)
+        write_new_file(output, map_toml(result.map, _import_notes(read, result)).encode("utf-8"), "-o", force,
+                       inputs)
+        update(len(read) + 3)
     for line in result.unsupported:
         err_console.print(f"not carried: {line}", soft_wrap=True)
     placed = ", ".join(f"{b.archive_name} (prefix {p or '-'}, column {dc}, row {dr})"
