@@ -24,7 +24,7 @@ import numpy as np
 from asl_terrain import vasl
 from asl_terrain.chart import Chart
 from asl_terrain.errors import UserError
-from asl_terrain.grid import Hex, Hexside
+from asl_terrain.grid import Hex, Hexside, trace
 from asl_terrain.los import location_point, los, los_verdicts
 from asl_terrain.model import Location, Map
 from asl_terrain.render import Mark, Thread, map_svg, picture_bytes
@@ -148,6 +148,12 @@ CAUSES: dict[str, Cause] = {c.key: c for c in (
           "bocage test where slopes are involved. asl-terrain keeps an orchard a Hindrance between Locations "
           "of one Base Level (judgment.orchard_same_base_level, B14.2 with P2.3) and rules bocage by B9.52 "
           "with the Up-Slope elevation."),
+    Cause("inherent-vertex", "Inherent terrain touched at a vertex", "B.6", "judgment",
+          "asl-terrain blocks where the thread passes exactly through a vertex of an inherent-terrain hex (an "
+          "orchard in season, a one-level obstacle to a LOS from higher): inherent terrain fills its hex "
+          "(B.6) and a thread through a vertex touches all three hexes there (the rules digest, 3.9); VASL "
+          "meets only the pixels its walk crosses. A6.1's exception names a LOS exactly along an inherent "
+          "hex's hexside, not through its vertex, so this reading is a judgment."),
     Cause("unexplained", "Unexplained", "A6.1", "unexplained",
           "Not classified by any rule above; see the examples."),
 )}
@@ -406,6 +412,9 @@ def classify(m: Map, raster: vasl.ArtworkRaster | None, line: vasl.OracleLine, r
     if not r.borderline and (m.terrain(r.a.hex).bridge or m.terrain(r.b.hex).bridge or any(
             n.endswith("Bridge") and not n.startswith(("Pontoon", "Foot")) for n in met)):
         return "bridge"
+    if not r.clear and not line.blocked and bb is not None and bb.hex is not None and not r.borderline and \
+            _inherent_at_vertex_only(m, r, bb.hex):
+        return "inherent-vertex"
     if line.blocked and "Hindrance total" in vasl_reason:  # VASL met one more Hindrance hex's artwork
         return "graze" if r.borderline else "unexplained"
     if "bocage" in vasl_reason.lower() and r.clear:
@@ -475,6 +484,17 @@ def _adjacent_lower_crest(m: Map, raster: vasl.ArtworkRaster, r: Any) -> bool:
     ends = {(r.a.hex.col, r.a.hex.row), (r.b.hex.col, r.b.hex.row)}
     hexes = {h for h in (raster.hexes_of_pixels(high) if high else []) if h is not None and h not in ends}
     return bool(hexes) and all(Hex(*h).is_adjacent(top.hex) and m.terrain(Hex(*h)).level < hi for h in hexes)
+
+
+def _inherent_at_vertex_only(m: Map, r: Any, h: Hex) -> bool:
+    """Whether the blocking hex ``h`` holds inherent terrain (orchard) and the thread only passes through one
+    of its vertices (neither its interior nor along its hexsides)."""
+    if m.terrain(h).terrain not in ("orchard",):
+        return False
+    tr = trace(location_point(r.a), location_point(r.b))
+    if any(sp.hex == h for sp in tr.spans) or any(h in hs.hexes for _, _, hs in tr.along):
+        return False
+    return any(h in v.hexes for _, v in tr.vertices)
 
 
 def _meets_cliff(raster: vasl.ArtworkRaster, r: Any) -> bool:
