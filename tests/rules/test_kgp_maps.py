@@ -408,3 +408,19 @@ def test_b6_la_gleize_bridges(lg: Map, h: str, kind: str) -> None:
     t = lg.terrain(lg.parse_hex(h))
     assert t.bridge == kind and t.is_stream and not t.is_building
     assert not los(lg, lg.parse_location(h), lg.parse_location(f"{h}/under")).clear
+
+
+@needs_st
+@pytest.mark.parametrize(("board", "hexside", "down"), [
+    ("bdST", "KK20-LL19", "LL19"), ("bdST", "OO24-PP23", "PP23"), ("bdCH", "AA20-BB19", "BB19"),
+])
+def test_slopes_the_reader_misses_come_from_the_annotation(board: str, hexside: str, down: str) -> None:
+    """Hexsides whose short hash marks the reader misses (looked at) are slopes on the imported map all the
+    same, Down-Slope on the side the marks stand (P2.2)."""
+    if DATA is None or not (DATA / "boards" / board).exists():
+        pytest.skip(f"needs VASL's {board} archive")
+    m = kgp(board)
+    assert m.hexside(m.parse_hexside(hexside)).down_slope(m.parse_hex(down))
+    found = vasl.read_board(board).slope_hexsides()  # type: ignore[attr-defined]
+    a, b = hexside.split("-")
+    assert (a, b) not in found and (b, a) not in found  # else the entry is no longer needed
