@@ -253,7 +253,8 @@ def not_carried_reason(name: str) -> str:
     if re.fullmatch(r"(Woods|Brush|Grain|Marsh)ToLevel_?\d+", name) or re.fullmatch(r"Level_?\d+To[A-Z]\w+", name):
         return f"terrain and ground level are exchanged: {_LEVELS} (not applied)"
     if name.startswith(("SSO_", "BSO_")) or re.match(r"\d+_BSO_", name):
-        return "a scenario or board-specific overlay image, whose terrain is only drawn (not applied)"
+        return ("a scenario's or board's special overlay image, whose terrain is only drawn (not applied; on a board "
+                f"import, --overlay \"SSR {name}\" lays the image and reads its terrain from its colours)")
     if name.startswith("StoneToGutted"):
         return "gutted buildings are not in the map format (not applied)"
     return "VASL's terrain change has no switch here (not applied)"
