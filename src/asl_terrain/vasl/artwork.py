@@ -75,10 +75,26 @@ def _ground_under_bridges(board: BoardArchive, table: TerrainTable) -> np.ndarra
     bridge = np.isin(board.terrain, codes)
     if not bridge.any():
         return ground
-    idx = board.geometry.hex_index_raster().astype(np.int64)
+    roads = [c for c, t in table.types.items() if t.los_category == "ROAD" and t.name != "Elevated Road"]
+    geo = board.geometry
+    bx, by = np.nonzero(bridge)
+    bridge_hexes = geo._hex_indices(bx, by)
+    if (bridge_hexes >= 0).all():  # only the bridges' hexes are read, each within its bounding box
+        for i in np.unique(bridge_hexes).tolist():
+            cx, cy = geo.centre_exact(*geo.hexes[i])
+            x0, x1 = max(int(cx - _SIDE) - 2, 0), min(int(cx + _SIDE) + 3, geo.grid_width)
+            y0, y1 = max(int(cy - _HALF_HEIGHT) - 2, 0), min(int(cy + _HALF_HEIGHT) + 3, geo.grid_height)
+            xs, ys = np.meshgrid(np.arange(x0, x1), np.arange(y0, y1), indexing="ij")
+            mine = geo._hex_indices(xs, ys) == i
+            box = ground[x0:x1, y0:y1]
+            deck_here = mine & (bridge[x0:x1, y0:y1] | np.isin(board.terrain[x0:x1, y0:y1], roads))
+            rest = mine & ~deck_here
+            if rest.any():
+                box[deck_here] = np.minimum(box[deck_here], box[rest].min())
+        return ground
+    idx = geo.hex_index_raster().astype(np.int64)
     has_bridge = np.zeros(int(idx.max()) + 2, dtype=bool)
     has_bridge[idx[bridge] + 1] = True  # index -1 (no hex) goes to slot 0
-    roads = [c for c, t in table.types.items() if t.los_category == "ROAD" and t.name != "Elevated Road"]
     deck = bridge | (np.isin(board.terrain, roads) & has_bridge[idx + 1])
     lowest = np.full(int(idx.max()) + 2, np.iinfo(np.int16).max, dtype=np.int16)
     np.minimum.at(lowest, idx[~deck] + 1, ground[~deck])
