@@ -30,8 +30,7 @@ from .chart import Chart, default_chart
 from .errors import QueryError
 from .grid import Hex, Hexside, Point, Trace, Vertex, example_vertex, trace
 from .los import LosRuling, hexsides_entered, location_elevation, location_point, los
-from .model import Conditions, Counter, Location, Map
-from .movement import bypass_hex
+from .model import Conditions, Counter, Location, Map, narrow_street_bypass_blockers
 from .rulings import Explained, Item, Ruling, distinct, fmt, num, total
 from .setup import mines_must_be_revealed
 from .units import Unit
@@ -117,13 +116,6 @@ def narrow_street_of(m: Map, loc: Location) -> Hexside | None:
                  if loc.hex in hs.hexes and m.hexside(hs).narrow_street is not None]
         return found[0] if len(found) == 1 else None
     return None
-
-
-def _crest_lower_only(m: Map, hs: Hexside) -> tuple[Hex, ...]:
-    """The hexes whose SMOKE, Residual FP and mines reach a unit Bypassing along ``hs``: both, or only the
-    lower-Base-Level hex of a Crest-Line hexside (P5.131, P5.142)."""
-    lower = bypass_hex(m, hs)
-    return (lower,) if lower is not None else hs.hexes
 
 
 def _check_narrow_street(m: Map, hs: Hexside, key: str = "hexside") -> None:
@@ -346,17 +338,6 @@ def fire_lane_slope_drm(m: Map, firer: Location, target: Location, chart: Chart 
     return True, f"the firer is Up-Slope from {name}, ¾ level higher and not adjacent"
 
 
-def _terrain_entry(m: Map, h: Hex) -> str:
-    """The chart entry of the terrain of ``h``: buildings and rubble by material, stone or wooden (B23.3,
-    B24.3)."""
-    t = m.terrain(h)
-    if t.terrain == "building":
-        return "building" if t.building != "wooden" else "building-wooden"
-    if t.terrain == "rubble":
-        return "rubble" if t.building != "wooden" else "rubble-wooden"
-    return t.terrain
-
-
 def _tem_column(attack: str, chart: Chart) -> str:
     """The chart TEM column an attack reads: ``indirect`` for Indirect Fire and Air Bursts (B13.3, B23.3) and,
     by ``judgment.aerial_uses_indirect_tem`` (E7.4, [U]), Aerial attacks; ``direct`` otherwise."""
@@ -367,14 +348,13 @@ def _tem_column(attack: str, chart: Chart) -> str:
     return "direct"
 
 
-def _hex_is_open_ground(m: Map, h: Hex, chart: Chart, month: int, cond: Conditions | None = None) -> bool:
+def _hex_is_open_ground(m: Map, h: Hex, chart: Chart, cond: Conditions) -> bool:
     """Open Ground for B3.3's "other non-Open Ground terrain": the chart's open_ground flag of the hex's
-    terrain (grain out of season is Open Ground; an SSR switch may say the season, ``cond``)."""
+    terrain (grain out of season is Open Ground, B15.3)."""
     t = m.terrain(h)
-    in_season = month in chart.param("grain_season").value
-    if t.terrain == "grain" and not (cond.in_season("grain", in_season) if cond is not None else in_season):
+    if t.terrain == "grain" and not cond.grain_in_season(chart):
         return True
-    entry = chart.entry(_terrain_entry(m, h))
+    entry = chart.entry(t.chart_key)
     return bool(entry.tem.get("open_ground", True)) if entry.tem is not None else True
 
 
@@ -457,8 +437,8 @@ def _terrain_tem(m: Map, target: Location, attack: str, chart: Chart, conditions
     t = m.terrain(h)
     name = m.name_of(target.base())
     col = _tem_column(attack, chart)
-    key = _terrain_entry(m, h)
-    if key == "grain" and not conditions.in_season("grain", conditions.month in chart.param("grain_season").value):
+    key = m.terrain(h).chart_key
+    if key == "grain" and not conditions.grain_in_season(chart):
         key = "open"
         c.sentences.append(f"Grain in {m.name_of(h)} is out of season: Open Ground (B15.3).")
     e = chart.entry(key)
@@ -577,7 +557,7 @@ def _stream_tem(m: Map, target: Location, attack: str, thread: Trace | None, fir
 def _air_burst_terrain(m: Map, h: Hex, chart: Chart) -> bool:
     """The terrain of ``h`` gives Air Burst vs Indirect Fire (its chart TEM has an ``air_burst`` value: woods
     and pine woods, B13.3)."""
-    e = chart.entry(_terrain_entry(m, h))
+    e = chart.entry(m.terrain(h).chart_key)
     return e.tem is not None and e.tem.get("air_burst") is not None
 
 
@@ -655,11 +635,10 @@ def _road_rate_exposed(m: Map, target: Location, firer: Location, thread: Trace,
     of the other terrain's TEM unless the firer's LOS to every target point (the centre dot, and the road
     where it crosses the hexside entered) is traced through other non-Open Ground terrain."""
     h = target.hex
-    month = conditions.month
 
     def intervening_non_og(tr: Trace) -> list[Hex]:
-        return [s.hex for s in tr.spans if s.hex not in (firer.hex, h) and not _hex_is_open_ground(m, s.hex, chart,
-                                                                                                   month, conditions)]
+        return [s.hex for s in tr.spans
+                if s.hex not in (firer.hex, h) and not _hex_is_open_ground(m, s.hex, chart, conditions)]
 
     blockers = intervening_non_og(thread)
     entered = hexsides_entered(m, thread, h)
@@ -1244,8 +1223,8 @@ def bypass_effects(m: Map, hs: Hexside, in_hex: Hex | None = None, chart: Chart 
     sentences: list[str] = []
     rules: list[str] = []
     crest = m.is_crest_line(hs)
-    placed = bypass_hex(m, hs, in_hex)
-    sources = _crest_lower_only(m, hs)
+    placed = m.crest_narrow_street_lower_hex(hs) or in_hex
+    sources = m.bypass_hexes(hs)
     if crest:
         assert placed is not None
         sentences.append(f"{hsn} is also a Crest Line: the unit is in the lower hex {m.name_of(placed)} (P5.11), and "
@@ -1282,24 +1261,9 @@ def bypass_effects(m: Map, hs: Hexside, in_hex: Hex | None = None, chart: Chart 
         sentences.append("A-P and A-T mines both attack (P5.142).")
     rules.append("P5.142")
     # P5.126
-    blockers: list[str] = []
-    for h in hs.hexes:
-        for c in m.counters_at(h):
-            if c.at != h:
-                continue
-            if c.type in ("vehicle", "wreck") and c.bypass == hs:
-                blockers.append(f"a {c.type} in Bypass along {hsn} in {m.name_of(h)}")
-            elif c.type == "blaze":
-                blockers.append(f"a Blaze in {m.name_of(h)}")
-            elif c.type == "wreck" and c.burning and c.bypass is None:
-                blockers.append(f"a burning wreck (a Blaze) in {m.name_of(h)}")
-            elif c.type == "rubble":
-                blockers.append(f"a Rubble counter in {m.name_of(h)}")
-        if m.terrain(h).terrain == "rubble":
-            blockers.append(f"rubble in {m.name_of(h)}")
-    burning_elsewhere = [c for h in hs.hexes for c in m.counters_at(h)
-                         if c.type == "wreck" and c.burning and c.bypass is not None and c.bypass != hs]
-    if burning_elsewhere:
+    found = narrow_street_bypass_blockers(m, hs)
+    blockers = [b.words(m, hs) for b in found if b.blocks]
+    if any(not b.blocks for b in found):
         sentences.append("A burning wreck in Bypass along another hexside is no Blaze for this hexside (P5.126).")
     reason = None
     if blockers:
@@ -1510,10 +1474,8 @@ def place_rubble(m: Map, at: Hex, chart: Chart | None = None) -> RubblePlacement
             removed.append(Removed("roadblock", hsn))
             removed_counters.append(rb)
             sentences.append(f"The roadblock across {hsn} is eliminated (P5.15).")
-        positions = [bypass_hex(m, hs)] if m.is_crest_line(hs) else list(hs.hexes)
         names = []
-        for h in positions:
-            assert h is not None
+        for h in m.bypass_hexes(hs):
             names.append(m.name_of(Location(h, bypass=hs)))
             for c in m.counters_at(h):
                 if c.at == h and c.type in ("vehicle", "wreck") and c.bypass == hs:

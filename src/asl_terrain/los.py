@@ -799,10 +799,8 @@ class _Tables:
         src = (i,)
         obs: list[_Obs] = [(g, _CREST, f"level {t.level} ground", "B10.2", src, False)]
         hinds: list[_Hind] = []
-        terrain = t.terrain
+        terrain = "rubble" if m.is_rubble(h) else t.terrain  # a Rubble counter makes the hex rubble (B24)
         counters = m.counters_at(h)
-        if any(c.type == "rubble" and c.at == h for c in counters):
-            terrain = "rubble"
         o, hh = self._terrain_items(t, terrain, g, src)
         obs += o
         hinds += hh

@@ -16,13 +16,14 @@ import threading
 from collections.abc import Callable, Hashable
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Iterator, Literal, Mapping, TypeVar
+from typing import TYPE_CHECKING, Any, Iterator, Literal, Mapping, NamedTuple, TypeVar
 
 from . import ssr
 from .errors import AslTerrainError, BadName, MapError, NotAdjacent, UnknownLocation
 from .grid import Grid, Hex, Hexside, Naming, Vertex, naming, parse_hex_name
 
 if TYPE_CHECKING:
+    from .chart import Chart
     from .mapfile import MapFile
 
 # mapfile (pydantic) is imported where a file is validated, not at start-up: a map read back from the
@@ -74,6 +75,11 @@ class Conditions:
         forced = ssr.season(self.ssr, what)
         return by_month if forced is None else forced
 
+    def grain_in_season(self, chart: Chart) -> bool:
+        """Grain is in season in the chart's months (``param.grain_season``) unless an SSR switch says
+        otherwise; out of season it is Open Ground (B15.3, B15.4)."""
+        return self.in_season("grain", self.month in chart.param("grain_season").value)
+
 
 @dataclass(frozen=True, slots=True)
 class HexTerrain:
@@ -103,6 +109,11 @@ class HexTerrain:
     @property
     def is_building(self) -> bool:
         return self.terrain == "building"
+
+    @property
+    def chart_key(self) -> str:
+        """The chart entry of its terrain: a building or rubble hex by its material (B23.3, B24.3)."""
+        return material_key(self.terrain, self.building)
 
     @property
     def is_stream(self) -> bool:
@@ -161,6 +172,14 @@ class HexTerrain:
         """A stairwell links the building levels: as mapped, or inherent (P5.2 steeple, P5.3 house)."""
         return self.is_building and (self.stairwell or self.steeple
                                      or self.building_type == "single-hex-two-story-house")
+
+
+def material_key(terrain: str, building: str | None) -> str:
+    """The chart entry of building or rubble ``terrain`` of material ``building``: wooden ones have entries
+    of their own, stone (the default when the map does not say) the plain ones (B23.3, B24.3)."""
+    if building == "wooden" and terrain in ("building", "rubble"):
+        return f"{terrain}-wooden"
+    return terrain
 
 
 @dataclass(frozen=True, slots=True)
@@ -595,6 +614,10 @@ class Map:
     def has_counter(self, h: Hex, type_: str) -> bool:
         return any(c.type == type_ and c.at == h for c in self.counters_at(h))
 
+    def is_rubble(self, h: Hex) -> bool:
+        """Rubble is in ``h``: rubble terrain, or a Rubble counter (B24)."""
+        return self.terrain(h).terrain == "rubble" or self.has_counter(h, "rubble")
+
     def roadblock(self, hs: Hexside) -> Counter | None:
         """The roadblock counter on ``hs``, if any."""
         for c in self.counters_at(hs.hexes[0]):
@@ -755,6 +778,13 @@ class Map:
         that is also a Crest Line it is always the lower hex (P5.11)."""
         return self.crest_narrow_street_lower_hex(hs) or h
 
+    def bypass_hexes(self, hs: Hexside) -> tuple[Hex, ...]:
+        """The hexes whose SMOKE, Residual FP, mines and falling rubble reach a unit in Bypass along Narrow
+        Street ``hs``: both, or only the lower hex of a Crest-Line hexside, where the unit is (P5.11, P5.131,
+        P5.142, P5.15)."""
+        lower = self.crest_narrow_street_lower_hex(hs)
+        return (lower,) if lower is not None else hs.hexes
+
     def conditions_for(self, conditions: Conditions | Mapping[str, Any] | None) -> Conditions:
         """The conditions in force: the map's, a query's ``conditions`` object applied to them, or the
         :class:`Conditions` given."""
@@ -779,6 +809,51 @@ class Map:
         return _describe(self.terrain(h))
 
     _default: HexTerrain
+
+
+class BypassBlocker(NamedTuple):
+    """What P5.126 finds in a hex of a Narrow Street hexside: ``what`` is ``"vehicle"`` or ``"wreck"`` (in
+    Bypass along that hexside), ``"Blaze"``, ``"burning wreck"`` (not in Bypass: a Blaze), ``"Rubble
+    counter"`` or ``"rubble"`` (terrain); ``blocks`` is False only for the exception, a burning wreck in
+    Bypass along another hexside (``what`` ``"burning wreck elsewhere"``)."""
+
+    what: str
+    hex: Hex
+    blocks: bool = True
+
+    def words(self, m: Map, hs: Hexside) -> str:
+        """The blocker as a ruling names it (``a Blaze in N17``)."""
+        where = m.name_of(self.hex)
+        if self.what in ("vehicle", "wreck"):
+            return f"a {self.what} in Bypass along {m.name_of(hs)} in {where}"
+        return {"Blaze": f"a Blaze in {where}", "burning wreck": f"a burning wreck (a Blaze) in {where}",
+                "Rubble counter": f"a Rubble counter in {where}", "rubble": f"rubble in {where}"}.get(
+            self.what, f"a burning wreck in Bypass along another hexside in {where}")
+
+
+def narrow_street_bypass_blockers(m: Map, hs: Hexside) -> tuple[BypassBlocker, ...]:
+    """What in either hex of Narrow Street hexside ``hs`` makes all Bypass along it NA (P5.126): another
+    vehicle/wreck in Bypass along it, a Blaze (a burning wreck counts, except one in Bypass along another
+    hexside, which is listed with ``blocks=False``), a Rubble counter, rubble terrain; in hex order."""
+    out: list[BypassBlocker] = []
+    for h in hs.hexes:
+        if h not in m:
+            continue
+        for c in m.counters_at(h):
+            if c.at != h:
+                continue
+            if c.type in ("vehicle", "wreck") and c.bypass == hs:
+                out.append(BypassBlocker(c.type, h))
+            elif c.type == "blaze":
+                out.append(BypassBlocker("Blaze", h))
+            elif c.type == "wreck" and c.burning:
+                out.append(BypassBlocker("burning wreck", h) if c.bypass is None
+                           else BypassBlocker("burning wreck elsewhere", h, False))
+            elif c.type == "rubble":
+                out.append(BypassBlocker("Rubble counter", h))
+        if m.terrain(h).terrain == "rubble":
+            out.append(BypassBlocker("rubble", h))
+    return tuple(out)
 
 
 def _describe(t: HexTerrain) -> str:

@@ -25,18 +25,34 @@ def num(x: Fraction | int | float | None) -> Number | None:
     return x
 
 
-def fmt(x: Fraction | int | None) -> str:
-    """A player's number: 2½, ¾, 3½, -½."""
+#: the fractions a player writes as one glyph
+_GLYPHS = {Fraction(1, 2): "½", Fraction(1, 4): "¼", Fraction(3, 4): "¾", Fraction(1, 3): "⅓", Fraction(2, 3): "⅔",
+           Fraction(1, 6): "⅙", Fraction(5, 6): "⅚", Fraction(1, 8): "⅛", Fraction(3, 8): "⅜", Fraction(5, 8): "⅝",
+           Fraction(7, 8): "⅞"}
+
+
+def fmt(x: Fraction | int | float | None) -> str:
+    """A number as a player writes it: 2½, ¾, 3½, -½, ⅓; whole numbers without a point, ``-`` for none. A
+    float (a JSON number) is read as the fraction it stands for, within 1/24; one that stands for none is
+    shown as it is (0.1234)."""
     if x is None:
         return "-"
-    f = Fraction(x)
+    if isinstance(x, int):
+        return str(int(x))
+    if isinstance(x, float):
+        f = Fraction(x).limit_denominator(24)
+        if abs(float(f) - x) > 1e-6:
+            return f"{x:g}"
+    else:
+        f = Fraction(x)
     sign = "-" if f < 0 else ""
-    f = abs(f)
-    whole, rest = divmod(f.numerator, f.denominator)
-    frac = {Fraction(1, 2): "½", Fraction(1, 4): "¼", Fraction(3, 4): "¾"}.get(Fraction(rest, f.denominator), "")
-    if rest and not frac:
-        return sign + str(float(f))
-    return sign + (str(whole) if whole or not frac else "") + frac
+    whole, rest = divmod(abs(f), 1)
+    if rest == 0:
+        return f"{sign}{whole}"
+    glyph = _GLYPHS.get(rest)
+    if glyph is None:
+        return f"{x:g}" if isinstance(x, float) else sign + str(float(abs(f)))
+    return f"{sign}{whole or ''}{glyph}"
 
 
 def distinct(rules: Iterable[str]) -> tuple[str, ...]:

@@ -129,14 +129,6 @@ def _narrow_street_hexsides(m: Map, h: Hex) -> tuple[Hexside, ...]:
     return tuple(hs.hexside for hs in m.hexsides_of(h) if hs.narrow_street is not None)
 
 
-def _crest_toward_lower(m: Map, h: Hex, hs: Hexside) -> bool:
-    """``hs`` is a Crest Line hexside whose other hex has a lower Base Level than ``h`` (P5.142's exemption:
-    a unit Bypassing along it is in that lower hex, P5.11)."""
-    other = hs.other(h)
-    return (m.is_crest_line(hs) and other in m
-            and m.terrain(other).base_level < m.terrain(h).base_level)
-
-
 def mines_must_be_revealed(m: Map, h: Hex, chart: Chart | None = None) -> bool:
     """Mines set up in ``h`` must be placed on-map revealed: ``h`` has a paved Narrow Street hexside and is
     not exempt because its Narrow Street hexsides are all Crest Lines toward lower hexes (P5.142).
@@ -153,7 +145,8 @@ def mines_must_be_revealed(m: Map, h: Hex, chart: Chart | None = None) -> bool:
         return False
     mode = chart.judgment("mines_revealed_exemption").value
     considered = _narrow_street_hexsides(m, h) if mode == "all-crest-lower" else paved
-    return not all(_crest_toward_lower(m, h, hs) for hs in considered)
+    # exempt: a unit Bypassing along each is in the other, lower hex of a Crest Line (P5.11)
+    return not all(m.crest_narrow_street_lower_hex(hs) == hs.other(h) for hs in considered)
 
 
 def is_steeple(m: Map, loc: Location) -> bool:

@@ -26,6 +26,7 @@ from rich.table import Table
 from ..chart import Chart, load_chart
 from ..errors import UserError
 from ..model import Map, demo_map_path
+from ..rulings import fmt
 
 #: the submodule that defines each command: a run of one command imports and builds only that module's
 #: commands (start-up, issue 13); `--help`, an unknown name or any other use of ``app`` loads them all
@@ -306,28 +307,6 @@ def print_answer(ans: dict[str, Any], keys: list[str] | None = None, item_key: s
     return 0
 
 
-_GLYPHS = {Fraction(1, 2): "½", Fraction(1, 4): "¼", Fraction(3, 4): "¾", Fraction(1, 3): "⅓", Fraction(2, 3): "⅔",
-           Fraction(1, 6): "⅙", Fraction(5, 6): "⅚", Fraction(1, 8): "⅛", Fraction(3, 8): "⅜", Fraction(5, 8): "⅝",
-           Fraction(7, 8): "⅞"}
-
-
-def format_number(v: int | float | Fraction) -> str:
-    """A number as a player writes it: ``1½``, ``-½``, ``¾``, ``⅓``; whole numbers without a point."""
-    if isinstance(v, int):
-        return str(v)
-    f = Fraction(v).limit_denominator(24) if isinstance(v, float) else v
-    if isinstance(v, float) and abs(float(f) - v) > 1e-6:
-        return f"{v:g}"
-    whole, rest = divmod(abs(f), 1)
-    sign = "-" if f < 0 else ""
-    if rest == 0:
-        return f"{sign}{whole}"
-    glyph = _GLYPHS.get(rest)
-    if glyph is None:
-        return f"{v:g}" if isinstance(v, float) else str(f)
-    return f"{sign}{whole or ''}{glyph}"
-
-
 def format_value(v: Any) -> str:
     """A value of an answer as a player reads it: yes/no, ``-`` for none, fractions as ½ ¾, a LOS's
     ``blocked_by`` as ``woods at HrC3 (A6.2)``, other objects as ``from yes, to no`` and lists as ``a, b``."""
@@ -336,7 +315,7 @@ def format_value(v: Any) -> str:
     if v is None:
         return "-"
     if isinstance(v, (int, float, Fraction)):
-        return format_number(v)
+        return fmt(v)
     if isinstance(v, dict):
         if "terrain" in v and "rule" in v and ("hex" in v or "hexside" in v):
             what = str(v["terrain"])
