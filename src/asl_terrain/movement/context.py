@@ -15,7 +15,7 @@ from typing import Any
 
 from ..chart import Chart
 from ..grid import Hex, Hexside, Vertex
-from ..model import Conditions, HexTerrain, Location, Map
+from ..model import Conditions, HexTerrain, Location, Map, material_key
 from ..rulings import Item, fmt
 from ..units import Unit
 from .rulings import ZERO, MoveRuling, Prohibition, _total
@@ -73,7 +73,8 @@ class Params:
     vca_change_in_obstacle_mp: Fraction
     #: stream_woods_crest_mf and its kin, by the terrain of the stream hex (P4.12)
     stream_crest_mf: dict[str, Fraction]
-    grain_season: tuple[Any, ...]
+    #: grain is in season under the conditions (B15.3, Conditions.grain_in_season)
+    grain_in_season: bool
     bypass_terrain: tuple[str, ...]
     vca_obstacle_terrain: tuple[str, ...]
     cavalry_charge_na_terrain: tuple[str, ...]
@@ -120,7 +121,7 @@ class Params:
             f("crest_status_mf"), f("vca_change_mp"), f("vca_change_in_obstacle_mp"),
             {"woods": f("stream_woods_crest_mf"), "pine-woods": f("stream_pine_woods_crest_mf"),
              "brush": f("stream_brush_crest_mf"), "orchard": f("stream_orchard_crest_mf")},
-            tuple(p("grain_season").value), tuple(p("bypass_terrain").value), tuple(p("vca_obstacle_terrain").value),
+            cond.grain_in_season(chart), tuple(p("bypass_terrain").value), tuple(p("vca_obstacle_terrain").value),
             tuple(p("cavalry_charge_na_terrain").value), weather in p("elevation_change_weather").value,
             b("narrow_street_crossing_is_road"), b("rout_across_narrow_street"), b("wagon_half_bypass"),
             b("blaze_entry_na"), b("narrow_street_smoke_replaces_cot"), b("bypass_entry_crosses_hexside"),
@@ -237,9 +238,9 @@ class Context:
     def ground_key(self, t: HexTerrain) -> str:
         """The chart entry that prices entering the hex's ground Location: rubble (terrain or counter)
         as stone or wooden rubble (B24.4), grain out of season as Open Ground (B15.4)."""
-        if t.terrain == "rubble" or self.m.has_counter(t.hex, "rubble"):
-            return "rubble-wooden" if t.building == "wooden" else "rubble"
-        if t.terrain == "grain" and not self.cond.in_season("grain", self.cond.month in self.p.grain_season):
+        if self.m.is_rubble(t.hex):
+            return material_key("rubble", t.building)
+        if t.terrain == "grain" and not self.p.grain_in_season:
             return "open"
         return t.terrain
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import functools
 
 from ..grid import Hex, Hexside, Vertex
-from ..model import HexsideTerrain, Location, Map
+from ..model import HexsideTerrain, Location, Map, narrow_street_bypass_blockers
 from .rulings import Prohibition
 
 
@@ -47,7 +47,7 @@ def road_hex_type(m: Map, h: Hex) -> str | None:
 
 def road_negated(m: Map, h: Hex) -> bool:
     """A road covered by rubble is treated as non-existent (B3.43): rubble terrain or a Rubble counter."""
-    return m.terrain(h).terrain == "rubble" or m.has_counter(h, "rubble")
+    return m.is_rubble(h)
 
 
 def road_bonus_spoilers(m: Map, h: Hex) -> list[str]:
@@ -94,34 +94,20 @@ def bypass_hex(m: Map, hs: Hexside, preferred: Hex | None = None) -> Hex | None:
 def narrow_street_bypass_blocked(m: Map, hs: Hexside) -> str | None:
     """Why all Bypass along Narrow Street hexside ``hs`` is NA (P5.126), or None: another vehicle/wreck in
     Bypass along it (either hex), a Blaze (a burning wreck in Bypass along another hexside excepted), or
-    Rubble in either hex."""
-    for h in hs.hexes:
-        if h not in m:
-            continue
-        name = m.name_of(h)
-        for c in m.counters_at(h):
-            if c.at != h:
-                continue
-            if c.type in ("vehicle", "wreck") and c.bypass == hs:
-                return f"a {c.type} is already in Bypass along {m.name_of(hs)} (in {name})"
-            if c.type == "blaze":
-                return f"a Blaze in {name}"
-            if c.type == "wreck" and c.burning and (c.bypass is None or c.bypass == hs):
-                return f"a burning wreck (a Blaze) in {name}"
-            if c.type == "rubble":
-                return f"a Rubble counter in {name}"
-        if m.terrain(h).terrain == "rubble":
-            return f"rubble in {name}"
+    Rubble in either hex (:func:`asl_terrain.model.narrow_street_bypass_blockers`); the first is named."""
+    for b in narrow_street_bypass_blockers(m, hs):
+        if b.blocks:
+            if b.what in ("vehicle", "wreck"):
+                return f"a {b.what} is already in Bypass along {m.name_of(hs)} (in {m.name_of(b.hex)})"
+            return b.words(m, hs)
     return None
 
 
 def narrow_street_smoke(m: Map, hs: Hexside) -> Hex | None:
     """The hex whose SMOKE adds to the cost of Bypass along Narrow Street ``hs`` (P5.11): SMOKE in either
     ground-level Location, but on a Crest Line hexside only the lower hex's. None for no SMOKE."""
-    low = bypass_hex(m, hs)
-    hexes = (low,) if low is not None else hs.hexes
-    for h in hexes:
-        if h is not None and h in m and m.smoke(h):
+    for h in m.bypass_hexes(hs):
+        if h in m and m.smoke(h):
             return h
     return None
 
@@ -213,7 +199,7 @@ def _beyond_grid(v: Vertex) -> bool:
 def _in_vca_obstacle(m: Map, h: Hex, obstacles: tuple[str, ...]) -> bool:
     """Whether a vehicle (not in Bypass) in hex ``h`` is in a building, woods or rubble hex, where each
     hexspine of VCA change costs more (D2.11; the hexes are the chart's ``vca_obstacle_terrain``)."""
-    return m.terrain(h).terrain in obstacles or m.has_counter(h, "rubble")
+    return ("rubble" if m.is_rubble(h) else m.terrain(h).terrain) in obstacles  # a Rubble counter is rubble
 
 
 # ============================================================================================ entry prohibitions
