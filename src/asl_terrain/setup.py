@@ -5,7 +5,8 @@ Culvert), P5.14 (Fortifications beside a paved Narrow Street), P5.142 (mines in 
 Narrow Street hexside are set up revealed, and its Crest-Line exemption), P5.2 (a Steeple Location
 cannot be Fortified), P5.21 (no Gun in a Steeple), the roadblock set-up of B29.1 / P5.141, and the
 stacking limits of A5.1, P4.2 and P5.21. The numbers come from the terrain chart; a set-up the rules
-forbid is a ruling (``allowed=False`` with its reason and rule), never an exception.
+forbid is a ruling (``allowed=False`` with its reason and rule), never an exception. Locations come from
+:meth:`~asl_terrain.model.Map.parse_location` (which checks that they exist) and are not checked again.
 
 Imports: chart, errors, model, rulings, units. Never effects, movement, los, ask, cli or render.
 """
@@ -198,8 +199,8 @@ def stacking_limit(m: Map, at: Location, units: Sequence[str] | None = None,
     at : Location
         The Location (a Bypass position counts as its hex's Location).
     units : sequence of str, optional
-        Units to stack there (``"squad"``, ``"half-squad"``, ``"crew"``, ``"leader"``/``"smc"``,
-        ``"gun"``); the ruling then says whether they overstack it.
+        Units to stack there, names of :data:`STACKING_UNITS` (``"squad"``, ``"half-squad"``, ``"crew"``,
+        ``"leader"``/``"smc"``, ``"gun"``); the ruling then says whether they overstack it.
 
     Notes
     -----
@@ -214,7 +215,6 @@ def stacking_limit(m: Map, at: Location, units: Sequence[str] | None = None,
     '3 squad equivalents'
     """
     chart = chart or default_chart()
-    m.check_location(at.base())
     name = m.name_of(at.base())
     smc = int(chart.param("stacking_smc").value)
     if at.place == "culvert":
@@ -252,9 +252,7 @@ def stacking_limit(m: Map, at: Location, units: Sequence[str] | None = None,
         counted = Fraction(0)
         n_smc = 0
         n_guns = 0
-        for u in units:
-            if u not in STACKING_UNITS:
-                raise QueryError(f"units: unknown unit {u!r}; expected some of {', '.join(STACKING_UNITS)}")
+        for u in units:  # names of STACKING_UNITS (ask checks them)
             if u in ("squad", "half-squad", "crew"):
                 counted += squad_equivalents(u, chart)
             elif u == "gun":
@@ -325,7 +323,6 @@ def can_set_up(m: Map, item: str, at: Location | None, *, mine_kind: str | None 
         return _roadblock(m, at, hexside, arrow)
     if at is None:
         raise QueryError("missing key 'at': the Location to set up in")
-    m.check_location(at.base())
     if at.is_bypass:
         raise QueryError(f"at: {m.name_of(at)} is a Bypass position; set-up is in a Location such as "
                          f"{m.name_of(at.base())}")

@@ -129,7 +129,11 @@ def stacking(ctx: Context, q: Query) -> Any:
     units = q.raw("units")
     if units is not None and (not isinstance(units, list) or not all(isinstance(u, str) for u in units)):
         raise QueryError(f"units: expected a list such as [\"squad\", \"half-squad\"], got {units!r}")
-    return su.stacking_limit(ctx.map, q.location("at"), units, chart=ctx.chart)
+    at = q.location("at")
+    for u in units or ():
+        if u not in su.STACKING_UNITS:
+            raise QueryError(f"units: unknown unit {u!r}; expected some of {', '.join(su.STACKING_UNITS)}")
+    return su.stacking_limit(ctx.map, at, units, chart=ctx.chart)
 
 
 @handler("bypass-effects")

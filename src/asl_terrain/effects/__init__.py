@@ -23,7 +23,8 @@ One module per topic; every public name is importable from ``asl_terrain.effects
 Every number comes from the terrain chart (``param`` and ``judgment`` entries name their rule and tag).
 Rulings are values: what the rules forbid is a ruling (``affected=False``, ``allowed=False``) with its
 reason, and a question that cannot be answered raises a :class:`~asl_terrain.errors.QueryError`. The
-engines take typed values (Locations, Hexsides, Units) as ``ask`` parsed them.
+engines take typed values (Locations, Hexsides, Units) as ``ask`` parsed them: a Location comes from
+:meth:`~asl_terrain.model.Map.parse_location`, which checks that it exists, and is not checked again.
 
 Imports: los, setup, chart, errors, grid, model, rulings, units. Never movement, ask, cli or render.
 """

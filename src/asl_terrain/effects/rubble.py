@@ -38,6 +38,7 @@ class RubblePlacement(Explained):
     """What placing a Rubble counter in a hex does along its Narrow Street hexsides (P5.15)."""
 
     at: str
+    hex: Hex  # where the Rubble counter goes (``at`` names it)
     removed: tuple[Removed, ...]
     falling_rubble: tuple[str, ...]
     hit: tuple[dict[str, str], ...]
@@ -75,7 +76,7 @@ def place_rubble(m: Map, at: Hex, chart: Chart | None = None) -> RubblePlacement
     if not ns:
         sentences.append(f"{name} has no Narrow Street hexside: P5.15 does not apply; the Rubble counter affects "
                          "the hex as B24 says (falling rubble, B24.121, is not modelled here).")
-        return RubblePlacement(name, (), (), (), ("P5.15", "B24.121"), tuple(sentences))
+        return RubblePlacement(name, at, (), (), (), ("P5.15", "B24.121"), tuple(sentences))
     mode = chart.judgment("rubble_removes_mines")
     gone: set[int] = set()
     for hs in ns:
@@ -110,16 +111,15 @@ def place_rubble(m: Map, at: Hex, chart: Chart | None = None) -> RubblePlacement
                              "rubble_removes_mines = effect).")
     sentences.append(f"Bypass along {name_list(m, ns)} is NA while the Rubble counter stays (P5.126).")
     rules += ["B24.121", mode.rule, "P5.126"]
-    return RubblePlacement(name, tuple(removed), tuple(falling), tuple(hit), tuple(rules), tuple(sentences),
+    return RubblePlacement(name, at, tuple(removed), tuple(falling), tuple(hit), tuple(rules), tuple(sentences),
                            tuple(removed_counters))
 
 
 def apply_rubble(m: Map, placement: RubblePlacement) -> Map:
     """The map after ``placement`` (P5.15): a Rubble counter in its hex, the removed roadblocks and mines gone,
     so that Bypass along its Narrow Street hexsides is then NA (P5.126)."""
-    h = m.parse_hex(placement.at)
     gone = {id(c) for c in placement.removed_counters}
-    counters = tuple(c for c in m.counters if id(c) not in gone) + (Counter("rubble", at=h),)
+    counters = tuple(c for c in m.counters if id(c) not in gone) + (Counter("rubble", at=placement.hex),)
     return m.with_counters(counters)
 
 
@@ -153,7 +153,6 @@ def rubble_drm(m: Map, at: Location, building: str | None = None, chart: Chart |
     :raises QueryError: when ``at`` is not a building Location or ``building`` is not stone/wooden.
     """
     chart = chart or default_chart()
-    m.check_location(at.base())
     t = m.terrain(at.hex)
     if not t.is_building or at.place or at.is_bypass:
         raise QueryError(f"at: {m.name_of(at)} is not a building Location (rubble determination is for buildings)")

@@ -577,10 +577,7 @@ def tem(m: Map, target: Location, firers: Sequence[Location] = (), attack: str =
     unit = unit or Unit()
     if attack not in ATTACKS:
         raise QueryError(f"attack: unknown attack type {attack!r}; expected one of {', '.join(ATTACKS)}")
-    m.check_location(target.base())
     firers = tuple(firers)
-    for f in firers:
-        m.check_location(f.base())
     if not firers and attack not in NO_FIRER:
         raise QueryError(f"missing key 'firer': a {attack} attack needs a firer (or 'firers' for a Fire Group)")
     if declared_vertex is not None and (snap_shot is None or declared_vertex not in snap_shot.vertices()):

@@ -158,8 +158,6 @@ def street_fighting(m: Map, vehicle: Location, attacker: Location, chart: Chart 
     occupies the ground level of a building in one of the two hexes of that hexside; a vehicle in CC/Melee on
     a Narrow Street adds +1 to its CC CMG attacks (P5.132)."""
     chart = chart or default_chart()
-    m.check_location(vehicle.base())
-    m.check_location(attacker.base())
     hs = narrow_street_of(m, vehicle)
     if hs is None:
         return StreetFighting(False, Fraction(0), f"{m.name_of(vehicle)} is not in Bypass along a Narrow Street "
@@ -212,8 +210,6 @@ class TransferRuling(Explained):
 def _transfer(m: Map, kind: str, vehicle: Location, other: Location, what: str) -> TransferRuling:
     """(Un)loading between a vehicle and a Location: from a vehicle in Bypass along a Narrow Street into/from
     either ground-level Location forming that hexside (P5.125), otherwise its own Location only."""
-    m.check_location(vehicle.base())
-    m.check_location(other.base())
     hs = narrow_street_of(m, vehicle)
     verb = {"unload": "unload into", "load": "load from"}[kind]
     thing = {"squad": "Passengers", "mortar": "A 76-107mm MTR of the Passengers"}.get(what, f"A {what}")
@@ -244,7 +240,6 @@ def can_load(m: Map, vehicle: Location, from_: Location, what: str = "squad") ->
 def can_unhook(m: Map, vehicle: Location, what: str, by: str = "crew") -> TransferRuling:
     """A towed Gun cannot be unhooked while in Bypass along a Narrow Street during play; a trailer may be, only
     by the towing vehicle's crew, and is then eliminated (P5.124)."""
-    m.check_location(vehicle.base())
     if what not in ("gun", "trailer"):
         raise QueryError(f"what: expected \"gun\" or \"trailer\", got {what!r}")
     if by not in ("crew", "other"):
