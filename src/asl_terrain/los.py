@@ -42,8 +42,9 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from fractions import Fraction
+from enum import IntEnum
 from typing import Any, Literal, Protocol, TypeAlias
 
 from . import grid
@@ -77,16 +78,40 @@ _Q = 4
 _NONE = -(10**9)
 _HUGE = 10**9
 
-# contact kinds of a compiled thread: a hex interior (span), a hexside run along, a hex only touched at a
-# vertex, a hexside crossed between its end vertices, the hexsides meeting at a vertex passed through (by
-# the side of the thread each lies on), and the pass from one hex to another through a vertex (read only
-# for the stream depiction)
-_S, _A, _T, _X, _V, _P = 0, 1, 2, 3, 4, 5
-# obstacle kinds
-_CREST, _FULL, _HALF, _ORCHARD = 0, 1, 2, 3
-# Hindrance kinds (the sixth field of a Hindrance record): any other, an orchard in season (same-level LOS
-# only), an orchard out of season (B14.2: also LOS to/from higher elevations, see _out_of_season_orchard)
-_H_OTHER, _H_ORCHARD, _H_ORCHARD_OUT, _H_BRIDGE = 0, 1, 2, 3
+class Contact(IntEnum):
+    """What a compiled thread meets, one contact at a time, in order along it."""
+
+    SPAN = 0    # a hex interior passed through, from t0 to t1
+    ALONG = 1   # a hexside run along lengthwise
+    TOUCH = 2   # a hex only touched at a vertex
+    CROSS = 3   # a hexside crossed between its end vertices
+    VERTEX = 4  # the hexsides meeting at a vertex passed through, by the side of the thread each lies on
+    PASS = 5    # the pass from one hex to another through a vertex (read only for the stream depiction)
+
+
+class ObstacleKind(IntEnum):
+    CREST = 0    # the ground of a hill, its top at the hex's level (B10.2)
+    FULL = 1     # woods, buildings, ...: an obstacle standing on the ground (A6.2)
+    HALF = 2     # walls, hedges, rubble, ...: a Half-Level obstacle (B9.2)
+    ORCHARD = 3  # an orchard in season: an obstacle to LOS from higher, none at its own level (B14.2)
+
+
+class HindranceKind(IntEnum):
+    OTHER = 0          # any other Hindrance (A6.7)
+    ORCHARD = 1        # an orchard in season: a Hindrance to same-level LOS only (B14.2)
+    ORCHARD_OUT = 2    # an orchard out of season: also LOS to/from higher elevations (_out_of_season_orchard)
+    BRIDGE = 3         # a non-pontoon bridge: Hinders a LOS drawn through it (_bridge_hinders, B6.2)
+
+
+# The hot loops compare with these module-level names (an Enum class attribute is a slow look-up). A
+# compiled thread's contacts hold the kinds' int values, not the members: a tuple of ints and floats is left
+# alone by the garbage collector, one holding an Enum member is traversed at every collection (measured:
+# +2.5 % instructions on bd01's pairs with thousands of templates kept). ``Contact(c[0])`` names one.
+_S, _A, _T, _X, _V, _P = (Contact.SPAN.value, Contact.ALONG.value, Contact.TOUCH.value, Contact.CROSS.value,
+                          Contact.VERTEX.value, Contact.PASS.value)
+_CREST, _FULL, _HALF, _ORCHARD = ObstacleKind.CREST, ObstacleKind.FULL, ObstacleKind.HALF, ObstacleKind.ORCHARD
+_H_OTHER, _H_ORCHARD, _H_ORCHARD_OUT, _H_BRIDGE = (HindranceKind.OTHER, HindranceKind.ORCHARD,
+                                                  HindranceKind.ORCHARD_OUT, HindranceKind.BRIDGE)
 _ORCHARD_OUT_READINGS = ("same-level", "adjacent-once", "each")
 
 
@@ -319,11 +344,43 @@ _ALONG_LIMIT = 200_000
 _TEMPLATE_LIMIT = 20_000
 """Compiled thread shapes kept per map tables (a 33 x 10 board's every pair needs about 2,600)."""
 
-_Obs: TypeAlias = tuple[Any, ...]  # (top, kind, what, rule, srcs, inherent)
-_Hind: TypeAlias = tuple[Any, ...]  # (drm, top, what, rule, srcs, orchard, inherent)
-_Meet: TypeAlias = tuple[Any, ...]  # (quick, obstacles, hindrances)
+@dataclass(frozen=True, slots=True)
+class _Obs:
+    """An obstacle a thread can meet in a hex (or along a hexside)."""
 
-_EMPTY: _Meet = (_NONE, (), ())
+    top: int                 # its top, in quarter levels
+    kind: ObstacleKind
+    what: str                # its name in a ruling
+    rule: str
+    srcs: tuple[int, ...]    # the hex indices it stands in (two along a hexside)
+    inherent: bool           # inherent terrain or a counter: met from either side of a hexside (A6.1 EXC)
+
+
+@dataclass(frozen=True, slots=True)
+class _Hind:
+    """A Hindrance a thread can meet in a hex (or along a hexside)."""
+
+    drm: int
+    top: int                 # quarter levels: a LOS above it is not hindered (A6.7)
+    what: str
+    rule: str
+    srcs: tuple[int, ...]
+    kind: HindranceKind
+    inherent: bool
+    counter: bool = False    # SMOKE, vehicles, wrecks: a counter, whole-hex on any depiction
+
+
+@dataclass(frozen=True, slots=True)
+class _Meet:
+    """What a thread meets in one contact: the highest top of it all (for a quick test), the obstacles and
+    the Hindrances."""
+
+    quick: int
+    obstacles: tuple[_Obs, ...]
+    hindrances: tuple[_Hind, ...]
+
+
+_EMPTY = _Meet(_NONE, (), ())
 
 
 class Depiction(Protocol):
@@ -398,29 +455,29 @@ def _combine_along(ra: _Meet, rb: _Meet, narrow: bool) -> _Meet:
     hinds: list[_Hind] = []
     # non-inherent (depicted) terrain: both sides, the lower counts
     for kind in (_CREST, _FULL, _HALF):
-        if narrow and kind != _CREST:
+        if narrow and kind is not _CREST:
             continue
-        oa = [o for o in ra[1] if o[1] == kind and not o[5]]
-        ob = [o for o in rb[1] if o[1] == kind and not o[5]]
+        oa = [o for o in ra.obstacles if o.kind == kind and not o.inherent]
+        ob = [o for o in rb.obstacles if o.kind == kind and not o.inherent]
         if oa and ob:
-            lo_a, lo_b = max(oa, key=lambda o: o[0]), max(ob, key=lambda o: o[0])
-            if lo_a[0] == lo_b[0]:
-                obs.append((lo_a[0], kind, lo_a[2], lo_a[3], lo_a[4] + lo_b[4], False))
+            lo_a, lo_b = max(oa, key=lambda o: o.top), max(ob, key=lambda o: o.top)
+            if lo_a.top == lo_b.top:
+                obs.append(replace(lo_a, srcs=lo_a.srcs + lo_b.srcs, inherent=False))
             else:
-                obs.append(min(lo_a, lo_b, key=lambda o: o[0]))
-    ha = [h for h in ra[2] if not h[6]]
-    hb = [h for h in rb[2] if not h[6]]
+                obs.append(min(lo_a, lo_b, key=lambda o: o.top))
+    ha = [h for h in ra.hindrances if not h.inherent]
+    hb = [h for h in rb.hindrances if not h.inherent]
     if ha and hb and not narrow:
-        hinds.append(min(ha[0], hb[0], key=lambda h: (h[1], h[0])))
+        hinds.append(min(ha[0], hb[0], key=lambda h: (h.top, h.drm)))
     # inherent terrain and counters: either side, each hex for itself (A6.1 EXC; B14.21: +1 per orchard hex)
-    inh_o = [o for o in (*ra[1], *rb[1]) if o[5]]
+    inh_o = [o for o in (*ra.obstacles, *rb.obstacles) if o.inherent]
     if inh_o:
-        top = max(o[0] for o in inh_o)
-        tops = [o for o in inh_o if o[0] == top]
+        top = max(o.top for o in inh_o)
+        tops = [o for o in inh_o if o.top == top]
         o = tops[0]
         # both flanking hexes as high cast the Blind Hex, whichever is nearer the lower end (A6.4)
-        obs.append((o[0], o[1], o[2], o[3], tuple(x for t in tops for x in t[4]), True) if len(tops) > 1 else o)
-    hinds.extend(_each_hex_once(h for h in (*ra[2], *rb[2]) if h[6]))
+        obs.append(replace(o, srcs=tuple(x for t in tops for x in t.srcs), inherent=True) if len(tops) > 1 else o)
+    hinds.extend(_each_hex_once(h for h in (*ra.hindrances, *rb.hindrances) if h.inherent))
     return _meet(obs, hinds)
 
 
@@ -429,15 +486,15 @@ def _each_hex_once(hinds: Iterable[_Hind]) -> list[_Hind]:
     that hex): two hexes each add theirs (A6.7), even of one kind (two orchards along a hexside: +2)."""
     best: dict[tuple[str, tuple[int, ...]], _Hind] = {}
     for h in hinds:
-        k = (h[2], h[4])
-        if k not in best or h[0] > best[k][0]:
+        k = (h.what, h.srcs)
+        if k not in best or h.drm > best[k].drm:
             best[k] = h
     return list(best.values())
 
 
 def _meet(obs: Sequence[_Obs], hinds: Sequence[_Hind]) -> _Meet:
-    quick = max([o[0] for o in obs] + [h[1] for h in hinds] + [_NONE])
-    return (quick, tuple(obs), tuple(hinds))
+    quick = max([o.top for o in obs] + [h.top for h in hinds] + [_NONE])
+    return _Meet(quick, tuple(obs), tuple(hinds))
 
 
 class ArtworkDepiction:
@@ -467,11 +524,11 @@ class ArtworkDepiction:
         for h in list(m._by_hex):
             if h in m.grid:
                 i = tab.idx(h)
-                hs = [x for x in tab.rec(i)[2] if x[3] in ("A24.2", "A6.8")]
+                hs = [x for x in tab.rec(i).hindrances if x.counter]
                 if hs:
                     self._counters[i] = hs
         for i in tab.bridges:  # B6.2: the bridge Hinders wherever the thread crosses its hex (see _bridge_hinders)
-            self._counters.setdefault(i, []).extend(x for x in tab.rec(i)[2] if x[5] == _H_BRIDGE)
+            self._counters.setdefault(i, []).extend(x for x in tab.rec(i).hindrances if x.kind is _H_BRIDGE)
 
     def static(self, i: int) -> _Meet | None:
         """Hex index ``i``'s record if it does not depend on where the thread crosses the hex, else None."""
@@ -514,7 +571,7 @@ class ArtworkDepiction:
         raster = self.raster
         src = (i,)
         top = max(raster.decode(c)[1] for c in codes)
-        obs: list[_Obs] = [(top * _Q, _CREST, f"level {top} ground", "B10.2", src, False)]
+        obs: list[_Obs] = [_Obs(top * _Q, _CREST, f"level {top} ground", "B10.2", src, False)]
         hinds: list[_Hind] = []
         for c in codes:
             fid, elev = raster.decode(c)
@@ -527,7 +584,7 @@ class ArtworkDepiction:
             obs += o
             hinds += hh
         if len(hinds) > 1:  # one terrain Hindrance per hex (A6.7)
-            hinds = [max(hinds, key=lambda x: (x[0], x[1]))]
+            hinds = [max(hinds, key=lambda x: (x.drm, x.top))]
         hinds += self._counters.get(i, [])
         r = self._cache[key] = _meet(obs, hinds)
         return r
@@ -578,12 +635,44 @@ class _ArtworkThread:
         tab = dep.tab
         line = dep._record(a if tab.on_map[a] else b, self._codes(t0, t1))
         ta, tb = tab.touch_of(a), tab.touch_of(b)
-        if not (ta[1] or ta[2] or tb[1] or tb[2]):
+        if not (ta.obstacles or ta.hindrances or tb.obstacles or tb.hindrances):
             return line
-        return _meet([*line[1], *ta[1], *tb[1]], _each_hex_once((*line[2], *ta[2], *tb[2])))
+        return _meet([*line.obstacles, *ta.obstacles, *tb.obstacles],
+                     _each_hex_once((*line.hindrances, *ta.hindrances, *tb.hindrances)))
 
 
 # ============================================================================================ per-map tables
+
+
+@dataclass(frozen=True, slots=True)
+class _Wall:
+    """A wall, hedge, bocage or B29 roadblock on a hexside (the higher one where two are)."""
+
+    top: int                 # quarter levels
+    what: str
+    rule: str
+    hexside: Hexside
+    full: bool               # bocage: a one-level obstacle (B9.52), not a Half-Level one
+
+
+@dataclass(frozen=True, slots=True)
+class _RowhouseWall:
+    """A rowhouse wall (B23.71): its top is the taller building's of its two hexes."""
+
+    top: int
+    hexside: Hexside
+
+
+@dataclass(frozen=True, slots=True)
+class _Segment:
+    """A Narrow Street roadblock: an obstacle from one centre dot of its hexside's hexes to the other (P5.141)."""
+
+    c1: Point
+    c2: Point
+    top: int
+    hexside: Hexside
+    ia: int
+    ib: int
 
 
 @dataclass(slots=True)
@@ -664,9 +753,9 @@ class _Tables:
         # hexsides: walls, hedges, B29 roadblocks (Half-Level), Narrow Streets, stream hexsides
         # (top, what, rule, hexside, full): full for bocage, a one-level obstacle (B9.52), not Half-Level
         self._wall_kinds: dict[str, tuple[Any, int]] = {}
-        self.walls: dict[tuple[int, int], tuple[int, str, str, Hexside, bool]] = {}
+        self.walls: dict[tuple[int, int], _Wall] = {}
         self.narrow: set[tuple[int, int]] = set()
-        self.rowhouse: dict[tuple[int, int], tuple[int, Hexside]] = {}  # B23.71: top, hexside
+        self.rowhouse: dict[tuple[int, int], _RowhouseWall] = {}  # B23.71
         self.cliffs: dict[int, list[int]] = {}  # B11: hex index -> the hexes across its cliff hexsides
         self.stream_sides: set[tuple[int, int]] = set()
         ups: dict[int, set[Hexside]] = {}
@@ -684,7 +773,7 @@ class _Tables:
             if t.rowhouse_wall:
                 top = max(self.ground_of(h) + _quarters(obstacle_height(m.terrain(h), chart), "rowhouse wall")
                           for h in hs.hexes if h in m.grid)
-                self.rowhouse[key] = (top, hs)
+                self.rowhouse[key] = _RowhouseWall(top, hs)
             if t.slope is not None:
                 for h in hs.hexes:
                     if t.up_slope(h) and h in m.grid:
@@ -695,7 +784,7 @@ class _Tables:
                     self.stream_sides.add(self.side_key(hs))
         self.up_sides = {i: frozenset(s) for i, s in ups.items()}
         self.wall_hex = [False] * n
-        self.segments: list[tuple[Point, Point, int, Hexside, int, int]] = []
+        self.segments: list[_Segment] = []
         for ctr in m.counters:
             if ctr.type == "roadblock" and ctr.hexside is not None:
                 hs = ctr.hexside
@@ -704,7 +793,7 @@ class _Tables:
                     assert e is not None
                     top = max(self.ground_of(h) for h in hs.hexes) + _quarters(e["height"], "los.height")
                     ia, ib = self.side_key(hs)
-                    self.segments.append((hs.a.centre(), hs.b.centre(), top, hs, ia, ib))
+                    self.segments.append(_Segment(hs.a.centre(), hs.b.centre(), top, hs, ia, ib))
                 else:
                     self._add_wall(hs, "roadblock")
         for ia, ib in [*self.walls, *self.rowhouse]:
@@ -785,9 +874,9 @@ class _Tables:
         top = base + height
         key = self.side_key(hs)
         old = self.walls.get(key)
-        if old is None or old[0] < top:
-            self.walls[key] = (top, {"roadblock": "roadblock (B29)"}.get(what, what), e.rule, hs,
-                               e["role"] == "obstacle")
+        if old is None or old.top < top:
+            self.walls[key] = _Wall(top, {"roadblock": "roadblock (B29)"}.get(what, what), e.rule, hs,
+                                    e["role"] == "obstacle")
 
     def _hex(self, h: Hex) -> None:
         m = self.m
@@ -797,7 +886,7 @@ class _Tables:
         self.stream[i] = t.is_stream
         g = t.level * _Q
         src = (i,)
-        obs: list[_Obs] = [(g, _CREST, f"level {t.level} ground", "B10.2", src, False)]
+        obs: list[_Obs] = [_Obs(g, _CREST, f"level {t.level} ground", "B10.2", src, False)]
         hinds: list[_Hind] = []
         terrain = "rubble" if m.is_rubble(h) else t.terrain  # a Rubble counter makes the hex rubble (B24)
         counters = m.counters_at(h)
@@ -811,16 +900,16 @@ class _Tables:
             e = self.chart.entry("bridge").los
             assert e is not None
             self.bridges[i] = t.deck_level * _Q
-            hinds.append((int(e.get("hindrance", 1)), t.deck_level * _Q, f"{t.bridge} bridge", e.rule, src,
-                          _H_BRIDGE, True))
+            hinds.append(_Hind(int(e.get("hindrance", 1)), t.deck_level * _Q, f"{t.bridge} bridge", e.rule, src,
+                               _H_BRIDGE, True))
         if t.is_stream:
             gi = t.in_level * _Q
-            keep = [x for x in hinds if x[2].startswith(("SMOKE", "vehicle", "wreck"))]
+            keep = [x for x in hinds if x.counter]
             if not self.depiction_clear:
                 keep = hinds
-            self.recs_in[i] = _meet([(gi, _CREST, "stream bed", "B20.2", src, False)], keep)
+            self.recs_in[i] = _meet([_Obs(gi, _CREST, "stream bed", "B20.2", src, False)], keep)
         # recs last: another thread that finds recs[i] set finds the rest set too
-        self.touch[i] = _meet([o for o in obs if o[5]], [x for x in hinds if x[6]])
+        self.touch[i] = _meet([o for o in obs if o.inherent], [x for x in hinds if x.inherent])
         self.recs[i] = _meet(obs, hinds)
 
     def _terrain_items(self, t: HexTerrain, terrain: str, g: int, src: tuple[int, ...]
@@ -831,7 +920,7 @@ class _Tables:
         hinds: list[_Hind] = []
         if terrain == "building":
             top = g + obstacle_height(t, chart) * _Q
-            obs.append((int(top), _FULL, _building_name(t), "B23.2" if t.building_type != "single-hex-two-story-house"
+            obs.append(_Obs(int(top), _FULL, _building_name(t), "B23.2" if t.building_type != "single-hex-two-story-house"
                         else "P5.3", src, False))
         elif terrain in chart.terrain and chart.terrain[terrain].los is not None:
             e = chart.terrain[terrain].los
@@ -842,23 +931,24 @@ class _Tables:
             if t.is_stream:
                 name = "stream-" + name
             if role == "obstacle":
-                obs.append((g + _quarters(e["height"], f"terrain.{terrain}.los.height"), _FULL, name,
+                obs.append(_Obs(g + _quarters(e["height"], f"terrain.{terrain}.los.height"), _FULL, name,
                             "P4.1" if t.is_stream else e.rule, src, inherent))
             elif role == "half-level":
-                obs.append((g + _quarters(e["height"], f"terrain.{terrain}.los.height"), _HALF, name, e.rule,
+                obs.append(_Obs(g + _quarters(e["height"], f"terrain.{terrain}.los.height"), _HALF, name, e.rule,
                             src, inherent))
             elif role == "orchard":
                 drm = int(e.get("hindrance", 1))
                 trees = g + _quarters(e["height"], f"terrain.{terrain}.los.height")
                 if self.orchard_in_season:
-                    obs.append((trees, _ORCHARD, f"{name} (in season)", "P4.1" if t.is_stream else e.rule, src,
+                    obs.append(_Obs(trees, _ORCHARD, f"{name} (in season)", "P4.1" if t.is_stream else e.rule, src,
                                 True))
-                    hinds.append((drm, g + self.hind_h, name, e.rule, src, _H_ORCHARD, True))
+                    hinds.append(_Hind(drm, g + self.hind_h, name, e.rule, src, _H_ORCHARD, True))
                 else:
                     # out of season: no obstacle, but a Hindrance standing as high as the trees (B14.2)
-                    hinds.append((drm, trees, f"{name} (out of season)", e.rule, src, _H_ORCHARD_OUT, True))
+                    hinds.append(_Hind(drm, trees, f"{name} (out of season)", e.rule, src, _H_ORCHARD_OUT, True))
             elif role == "hindrance" and (terrain != "grain" or self.grain_hinders):
-                hinds.append((int(e.get("hindrance", 1)), g + self.hind_h, name, e.rule, src, _H_OTHER, inherent))
+                hinds.append(_Hind(int(e.get("hindrance", 1)), g + self.hind_h, name, e.rule, src, _H_OTHER,
+                                   inherent))
         return obs, hinds
 
     def _counter_items(self, h: Hex, t: HexTerrain, g: int, src: tuple[int, ...], counters: Sequence[Any],
@@ -870,12 +960,12 @@ class _Tables:
         veh = [c for c in counters if c.type in ("vehicle", "wreck") and c.at == h]
         if veh:
             kinds = sorted({"wreck" if c.type == "wreck" else "vehicle" for c in veh})
-            hinds.append((self.veh_drm * len(veh), g + self.hind_h, " and ".join(kinds), "A6.8", src, _H_OTHER,
-                          inherent_counters))
+            hinds.append(_Hind(self.veh_drm * len(veh), g + self.hind_h, " and ".join(kinds), "A6.8", src, _H_OTHER,
+                               inherent_counters, counter=True))
         smoke = m.smoke(h)
         self.smoke[i] = smoke
         if smoke:
-            hinds.append((smoke, _HUGE, f"SMOKE {smoke}", "A24.2", src, _H_OTHER, True))
+            hinds.append(_Hind(smoke, _HUGE, f"SMOKE {smoke}", "A24.2", src, _H_OTHER, True, counter=True))
 
     # -- ends
     def end(self, loc: Location) -> _End:
@@ -1483,11 +1573,33 @@ def _stream(tab: _Tables, p: Point, q: Point) -> Iterator[tuple[Any, ...]]:
 
 
 @dataclass(slots=True)
+class _Block:
+    """Where and by what a thread is blocked."""
+
+    t: float                 # along the thread, 0 at its start
+    idx: int | None          # the hex index, or None for a hexside
+    hexside: Hexside | None
+    what: str
+    rule: str
+
+
+@dataclass(slots=True)
+class _Met:
+    """A Hindrance the thread met."""
+
+    t: float
+    idx: int
+    drm: int
+    what: str
+    rule: str
+
+
+@dataclass(slots=True)
 class _Outcome:
     clear: bool = True
-    block: tuple[float, int | None, Hexside | None, str, str] | None = None   # t, idx, hexside, what, rule
+    block: _Block | None = None
     blind: bool = False
-    hinds: list[tuple[float, int, int, str, str]] = field(default_factory=list)  # t, idx, drm, what, rule
+    hinds: list[_Met] = field(default_factory=list)
     drm: int = 0
     rules: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
@@ -1549,14 +1661,13 @@ def _walk(tab: _Tables, contacts: Iterable[tuple[Any, ...]], base: int, A: _End,
             w = walls.get(key)
             if w is None or key[0] in (ia, ib) or key[1] in (ia, ib):
                 continue
-            top = w[0]
-            if w[4]:
+            if w.full:
                 if bocage_blocks(tab, w, key, lo, hi, A, B, ea, eb, c[1], out):
                     return
                 continue
-            if top > shi:
+            if w.top > shi:
                 out.clear = False
-                out.block = (c[1], None, w[3], f"{w[1]} (Half-Level obstacle)", w[2])
+                out.block = _Block(c[1], None, w.hexside, f"{w.what} (Half-Level obstacle)", w.rule)
                 return
             continue
         elif k == _A:
@@ -1564,13 +1675,13 @@ def _walk(tab: _Tables, contacts: Iterable[tuple[Any, ...]], base: int, A: _End,
             if rowhouse and rowhouse_wall_blocks(rowhouse.get((a, b)), hi, c[1], out):
                 return  # run along: the wall's bar straddles the hexside (A6.1)
             w = walls.get((a, b)) if walls else None
-            if w is not None and w[4]:
+            if w is not None and w.full:
                 if _along_wall_counts(tab, (a, b), ia, ib) and \
                         bocage_blocks(tab, w, (a, b), lo, hi, A, B, ea, eb, c[1], out, "run along"):
                     return
-            elif w is not None and w[0] > shi and _along_wall_counts(tab, (a, b), ia, ib):
+            elif w is not None and w.top > shi and _along_wall_counts(tab, (a, b), ia, ib):
                 out.clear = False
-                out.block = (c[1], None, w[3], f"{w[1]} run along (Half-Level obstacle)", "B9.2")
+                out.block = _Block(c[1], None, w.hexside, f"{w.what} run along (Half-Level obstacle)", "B9.2")
                 return
             if dep is not None and n in dep:
                 continue
@@ -1592,58 +1703,58 @@ def _walk(tab: _Tables, contacts: Iterable[tuple[Any, ...]], base: int, A: _End,
             continue
         else:  # _P: read by _depression_runs only
             continue
-        q = rec[0]
-        if q < floor or (q == floor and not (rec[2] and slo == shi == q)):
+        q = rec.quick
+        if q < floor or (q == floor and not (rec.hindrances and slo == shi == q)):
             continue
-        for o in rec[1]:
-            top = o[0]
-            kind = o[1]
-            if top <= (slo if kind == _HALF else lo):
+        for o in rec.obstacles:
+            top = o.top
+            kind = o.kind
+            if top <= (slo if kind is _HALF else lo):
                 continue
-            if kind == _ORCHARD and same:
+            if kind is _ORCHARD and same:
                 continue
-            if kind == _HALF:
+            if kind is _HALF:
                 if top > shi:
                     out.clear = False
-                    out.block = (c[1], o[4][0], None, f"{o[2]} (Half-Level obstacle)", o[3])
+                    out.block = _Block(c[1], o.srcs[0], None, f"{o.what} (Half-Level obstacle)", o.rule)
                     return
                 continue
-            if top == hi and kind == _CREST and adjacent_lower_crest(tab, o[4], A, B, ea, eb):
+            if top == hi and kind is _CREST and adjacent_lower_crest(tab, o.srcs, A, B, ea, eb):
                 continue
             if top > hi or top == hi:
                 out.clear = False
-                out.block = (c[1], o[4][0], None, o[2], "A6.2" if kind != _CREST else "B10.2")
-                out.rules.append(o[3])
+                out.block = _Block(c[1], o.srcs[0], None, o.what, "A6.2" if kind is not _CREST else "B10.2")
+                out.rules.append(o.rule)
                 return
             # lo < top < hi: the lower end may lie in a Blind Hex (A6.4)
-            src = _blind_source(tab, top, o[4], kind == _CREST, A, B, ea, eb)
+            src = _blind_source(tab, top, o.srcs, kind is _CREST, A, B, ea, eb)
             if src is not None:
                 out.clear = False
                 out.blind = True
-                rule = "B10.23" if kind == _CREST else "A6.4"
-                if kind == _CREST and cliff_blind_hexes(tab, src, *((A, B) if ea > eb else (B, A))):
+                rule = "B10.23" if kind is _CREST else "A6.4"
+                if kind is _CREST and cliff_blind_hexes(tab, src, *((A, B) if ea > eb else (B, A))):
                     rule = "B11.21"
-                out.block = (c[1], src, None, f"{o[2]}: Blind Hex", rule)
-                out.rules.append(o[3])
+                out.block = _Block(c[1], src, None, f"{o.what}: Blind Hex", rule)
+                out.rules.append(o.rule)
                 return
-        for h in rec[2]:
-            top = h[1]
-            kind = h[5]
-            if kind == _H_ORCHARD_OUT:
+        for h in rec.hindrances:
+            top = h.top
+            kind = h.kind
+            if kind is _H_ORCHARD_OUT:
                 if not _out_of_season_orchard(tab, h, A, B, ea, eb, same, slo, shi, fire_lane, out):
                     continue
-            elif kind == _H_BRIDGE:
-                if not _bridge_hinders(top, h[4][0], ea, eb, out):
+            elif kind is _H_BRIDGE:
+                if not _bridge_hinders(top, h.srcs[0], ea, eb, out):
                     continue
-            elif top < shi or (kind and not same):
+            elif top < shi or (kind is not _H_OTHER and not same):
                 # a Hindrance affects LOS at its own level (same-level), not LOS above it; an orchard in
                 # season is an obstacle, not a Hindrance, to LOS to/from a higher elevation (B14.2)
                 continue
-            out.drm += h[0]
-            out.hinds.append((c[1], h[4][0], h[0], h[2], h[3]))
+            out.drm += h.drm
+            out.hinds.append(_Met(c[1], h.srcs[0], h.drm, h.what, h.rule))
             if out.drm >= block_at:
                 out.clear = False
-                out.block = (c[1], h[4][0], None, f"Hindrance total {out.drm}", "A6.7")
+                out.block = _Block(c[1], h.srcs[0], None, f"Hindrance total {out.drm}", "A6.7")
                 return
 
 
@@ -1708,7 +1819,7 @@ def _out_of_season_orchard(tab: _Tables, h: _Hind, A: _End, B: _End, ea: int, eb
       (judgment.orchard_out_of_season_los "adjacent-once"; "each" counts every orchard hex as above,
       "same-level" none).
     """
-    top = h[1]
+    top = h.top
     if top <= slo:
         return False
     if same or top >= shi:
@@ -1720,7 +1831,7 @@ def _out_of_season_orchard(tab: _Tables, h: _Hind, A: _End, B: _End, ea: int, eb
         return False
     lo_a = (A.elev <= B.elev) if fire_lane else (ea <= eb)
     low = A if lo_a else B
-    if all(tab.dist(s, low.idx) != 1 for s in h[4]):
+    if all(tab.dist(s, low.idx) != 1 for s in h.srcs):
         return False
     out.orchard_out_once = True
     return True
@@ -1736,7 +1847,7 @@ def _along_wall_counts(tab: _Tables, key: tuple[int, int], ia: int, ib: int) -> 
     count: two of them are the end hex's own hexsides."""
     if key[0] in (ia, ib) or key[1] in (ia, ib):
         return False
-    hs = tab.walls[key][3]
+    hs = tab.walls[key].hexside
     ends = {ia, ib}
     far = [v for v in hs.vertices() if not ends.intersection(tab.idx(h) for h in v.hexes)]
     if len(far) == 2:
@@ -1745,14 +1856,14 @@ def _along_wall_counts(tab: _Tables, key: tuple[int, int], ia: int, ib: int) -> 
     return any(all(tab.side_key(s) in walls for s in v.hexsides()) for v in far)
 
 
-def rowhouse_wall_blocks(rw: tuple[int, Hexside] | None, hi: int, t: float, out: _Outcome) -> bool:
+def rowhouse_wall_blocks(rw: _RowhouseWall | None, hi: int, t: float, out: _Outcome) -> bool:
     """B23.71: a rowhouse wall the thread crosses blocks it unless the LOS's higher end is above the wall's
     top (the taller building of its two hexes), even where the wall is a hexside of the firer's or target's
     own hex: units in a rowhouse do not see through its walls. Recorded in ``out``."""
-    if rw is None or rw[0] < hi:
+    if rw is None or rw.top < hi:
         return False
     out.clear = False
-    out.block = (t, None, rw[1], "rowhouse wall", "B23.71")
+    out.block = _Block(t, None, rw.hexside, "rowhouse wall", "B23.71")
     out.rules.append("B23.71")
     return True
 
@@ -1768,7 +1879,7 @@ def adjacent_lower_crest(tab: _Tables, srcs: tuple[int, ...], A: _End, B: _End, 
     return all(tab.dist(s, H.idx) == 1 and tab.ground_of(tab.hex_of(s)) < H.base for s in srcs)
 
 
-def bocage_blocks(tab: _Tables, w: tuple[int, str, str, Hexside, bool], key: tuple[int, int], lo: int, hi: int,
+def bocage_blocks(tab: _Tables, w: _Wall, key: tuple[int, int], lo: int, hi: int,
                   A: _End, B: _End, ea: int, eb: int, t: float, out: _Outcome, how: str = "") -> bool:
     """B9.52: a bocage hexside (not one of the firer's or target's own hexsides, B9.2) crossed by the thread
     is a one-level obstacle on that hexside, not a Half-Level one: it blocks a LOS whose higher end is no
@@ -1776,12 +1887,12 @@ def bocage_blocks(tab: _Tables, w: tuple[int, str, str, Hexside, bool], key: tup
     may leave the lower end in one of its Blind Hexes (A6.4), counted from the bocage hexside's hex on the
     higher end's side. Two Locations both level with its top see over it (as VASL reads B9.52). The
     outcome is recorded in ``out``."""
-    top = w[0]
-    what = f"{w[1]} {how}".rstrip()
+    top = w.top
+    what = f"{w.what} {how}".rstrip()
     if top > hi or (top == hi and top > lo):
         out.clear = False
-        out.block = (t, None, w[3], f"{what} (one-level obstacle)", w[2])
-        out.rules.append(w[2])
+        out.block = _Block(t, None, w.hexside, f"{what} (one-level obstacle)", w.rule)
+        out.rules.append(w.rule)
         return True
     if lo < top < hi:
         H = A if ea > eb else B
@@ -1789,8 +1900,8 @@ def bocage_blocks(tab: _Tables, w: tuple[int, str, str, Hexside, bool], key: tup
         if _blind_source(tab, top, (near,), False, A, B, ea, eb) is not None:
             out.clear = False
             out.blind = True
-            out.block = (t, None, w[3], f"{what}: Blind Hex", "A6.4")
-            out.rules.append(w[2])
+            out.block = _Block(t, None, w.hexside, f"{what}: Blind Hex", "A6.4")
+            out.rules.append(w.rule)
             return True
     return False
 
@@ -1808,21 +1919,22 @@ def _vertex_walls_block(tab: _Tables, c: tuple[Any, ...], base: int, ia: int, ib
     walls = tab.walls
     top_end = shi if hi is None else hi
 
-    def high(j: int) -> tuple[int, str, str, Hexside, bool] | None:
+    def high(j: int) -> _Wall | None:
         a, b = base + c[j], base + c[j + 1]
         w = walls.get((a, b))
         if w is None or a == ia or a == ib or b == ia or b == ib:
             return None
-        if w[0] <= shi and not (w[4] and w[0] >= top_end):  # bocage: as high as the higher end (B9.52)
+        if w.top <= shi and not (w.full and w.top >= top_end):  # bocage: as high as the higher end (B9.52)
             return None
         return w
 
     if tab.bocage_vertex_blocks:  # judgment.bocage_vertex: B9.1's "inclusive of vertices", as a hedge
         for j in range(3, len(c), 2):
             w = high(j)
-            if w is not None and w[4]:
+            if w is not None and w.full:
                 out.clear = False
-                out.block = (c[1], None, w[3], f"{w[1]} touched at its end vertex (one-level obstacle)", w[2])
+                out.block = _Block(c[1], None, w.hexside, f"{w.what} touched at its end vertex (one-level obstacle)",
+                                   w.rule)
                 out.rules.append("B9.1")
                 return True
     w1 = high(3)
@@ -1831,8 +1943,9 @@ def _vertex_walls_block(tab: _Tables, c: tuple[Any, ...], base: int, ia: int, ib
             w1 = w1 or high(j)
         if w1 is not None:
             out.clear = False
-            kind = "one-level" if w1[4] else "Half-Level"
-            out.block = (c[1], None, w1[3], f"{w1[1]} touched at its end vertex ({kind} obstacle)", w1[2])
+            kind = "one-level" if w1.full else "Half-Level"
+            out.block = _Block(c[1], None, w1.hexside, f"{w1.what} touched at its end vertex ({kind} obstacle)",
+                               w1.rule)
             return True
         return False
     if w1 is None:
@@ -1841,10 +1954,10 @@ def _vertex_walls_block(tab: _Tables, c: tuple[Any, ...], base: int, ia: int, ib
         w2 = high(j)
         if w2 is not None:
             out.clear = False
-            what = f"{w1[1]}s" if w1[1] == w2[1] else f"{w1[1]} and {w2[1]}"
+            what = f"{w1.what}s" if w1.what == w2.what else f"{w1.what} and {w2.what}"
             what += (" meeting at a vertex, on both sides of the LOS "
-                     f"({'one-level' if w1[4] or w2[4] else 'Half-Level'} obstacle)")
-            out.block = (c[1], None, w1[3], what, w1[2])
+                     f"({'one-level' if w1.full or w2.full else 'Half-Level'} obstacle)")
+            out.block = _Block(c[1], None, w1.hexside, what, w1.rule)
             return True
     return False
 
@@ -1935,15 +2048,15 @@ def _decide(tab: _Tables, A: _End, B: _End, entrenched: tuple[bool, bool], want_
     if A.idx == B.idx and (A.point == B.point or A.kind == "culvert" or B.kind == "culvert"):
         if A.idx in tab.bridges and {A.kind, B.kind} == {"ground", "in"}:
             out.clear = False
-            out.block = (0.0, A.idx, None, "the bridge (a unit on it and one beneath it)", "B6.2")
+            out.block = _Block(0.0, A.idx, None, "the bridge (a unit on it and one beneath it)", "B6.2")
         elif (A.kind == "culvert") != (B.kind == "culvert"):
             out.clear = False
-            out.block = (0.0, A.idx, None, "Stream Culvert (sees only ADJACENT stream and culvert Locations)",
+            out.block = _Block(0.0, A.idx, None, "Stream Culvert (sees only ADJACENT stream and culvert Locations)",
                          "P4.2")
         out.rules.append("A6.1")
         if tab.smoke[A.idx]:
             out.drm = tab.smoke[A.idx]
-            out.hinds.append((0.0, A.idx, out.drm, f"SMOKE {out.drm}", "A24.2"))
+            out.hinds.append(_Met(0.0, A.idx, out.drm, f"SMOKE {out.drm}", "A24.2"))
         return out, ea, eb, False, False, False
     if A.kind == "culvert" or B.kind == "culvert":
         _culvert(tab, A, B, out)
@@ -1963,7 +2076,7 @@ def _decide(tab: _Tables, A: _End, B: _End, entrenched: tuple[bool, bool], want_
         s = tab.smoke[e.idx]
         if s:
             own_smoke += s
-            out.hinds.append((0.0 if e is A else 1.0, e.idx, s, f"SMOKE {s}", "A24.2"))
+            out.hinds.append(_Met(0.0 if e is A else 1.0, e.idx, s, f"SMOKE {s}", "A24.2"))
     out.drm = own_smoke
     got = None
     if want_borderline or A.kind == "in" or B.kind == "in":
@@ -1991,7 +2104,7 @@ def _decide(tab: _Tables, A: _End, B: _End, entrenched: tuple[bool, bool], want_
             if not whole:
                 out.clear = False
                 # named at the last hex within the depiction from the firer's end, where the thread leaves it
-                out.block = (0.5, lasts[0], None,
+                out.block = _Block(0.5, lasts[0], None,
                              "the stream depiction's banks (both ends IN a stream; the thread leaves the depiction "
                              "after this hex)", "B20.2")
                 return out, ea, eb, up_a, up_b, False
@@ -2001,7 +2114,7 @@ def _decide(tab: _Tables, A: _End, B: _End, entrenched: tuple[bool, bool], want_
             need = tab.dist(last, high.idx)
             if e_high - e_low < need * _Q:
                 out.clear = False
-                out.block = (0.0 if low is A else 1.0, last, None,
+                out.block = _Block(0.0 if low is A else 1.0, last, None,
                              (f"the bank of the stream (an elevation difference of {fmt(_lv(e_high - e_low))} "
                               f"is less than the range {need} from the last hex inside the depiction)"), "A6.3")
                 return out, ea, eb, up_a, up_b, False
@@ -2020,7 +2133,8 @@ def _decide(tab: _Tables, A: _End, B: _End, entrenched: tuple[bool, bool], want_
                 w = tab.walls.get(tab.side_key(hs))
                 if w is not None:
                     out.clear = False
-                    out.block = (0.0 if at_start else 1.0, None, hs, f"{w[1]} beside an entrenched unit", "B9.21")
+                    out.block = _Block(0.0 if at_start else 1.0, None, hs, f"{w.what} beside an entrenched unit",
+                                       "B9.21")
                     break
             if not out.clear:
                 break
@@ -2066,7 +2180,8 @@ def _roadblocks(tab: _Tables, A: _End, B: _End, ea: int, eb: int, out: _Outcome)
     the two hexes (B9.2's own-hex exception, judgment.roadblock_los_own_hex)."""
     p, q = A.point, B.point
     hi = max(ea, eb)
-    for c1, c2, top, hs, ia, ib in tab.segments:
+    for seg in tab.segments:
+        c1, c2, top, hs = seg.c1, seg.c2, seg.top, seg.hexside
         d1, d2 = _orient(p, q, c1), _orient(p, q, c2)
         if d1 * d2 >= 0:
             continue
@@ -2075,15 +2190,15 @@ def _roadblocks(tab: _Tables, A: _End, B: _End, ea: int, eb: int, out: _Outcome)
             continue
         t = d3 / (d3 - d4)
         out.roadblocks.append((t, hs))
-        own = A.idx in (ia, ib) or B.idx in (ia, ib)
+        own = A.idx in (seg.ia, seg.ib) or B.idx in (seg.ia, seg.ib)
         if own and tab.roadblock_own_hex:
             continue
-        if top > hi and (out.block is None or t < out.block[0]):
+        if top > hi and (out.block is None or t < out.block.t):
             out.clear = False
             out.blind = False
-            out.block = (t, None, hs, "Narrow Street roadblock (centre dot to centre dot)", "P5.141")
-            out.hinds = [h for h in out.hinds if h[0] <= t]
-            out.drm = sum(h[2] for h in out.hinds)
+            out.block = _Block(t, None, hs, "Narrow Street roadblock (centre dot to centre dot)", "P5.141")
+            out.hinds = [h for h in out.hinds if h.t <= t]
+            out.drm = sum(h.drm for h in out.hinds)
 
 
 def _culvert(tab: _Tables, A: _End, B: _End, out: _Outcome) -> None:
@@ -2095,7 +2210,7 @@ def _culvert(tab: _Tables, A: _End, B: _End, out: _Outcome) -> None:
           and tab.side_key(Hexside.of(me.hex, other.hex)) in tab.stream_sides)
     if not ok:
         out.clear = False
-        out.block = (0.5, me.idx, None, "Stream Culvert (sees only ADJACENT stream and culvert Locations)", "P4.2")
+        out.block = _Block(0.5, me.idx, None, "Stream Culvert (sees only ADJACENT stream and culvert Locations)", "P4.2")
 
 
 def _height_advantage(tab: _Tables, A: _End, B: _End) -> Literal["from", "to"] | None:
@@ -2162,15 +2277,15 @@ def _ruling(tab: _Tables, A: _End, B: _End, out: _Outcome, ea: int, eb: int, up_
             bl: bool) -> LosRuling:
     prefix = tab.m.names
     if out.hinds:
-        hinds = tuple(Hindrance(tab.hex_of(i), what, d, rule) for _, i, d, what, rule in out.hinds)
+        hinds = tuple(Hindrance(tab.hex_of(h.idx), h.what, h.drm, h.rule) for h in out.hinds)
         items = tuple(Item(Fraction(h.drm), f"{h.what} in {prefix.hex(h.hex)}", h.rule) for h in hinds)
     else:
         hinds, items = (), ()
     blocked = None
     rules = ["A6.1"]
     if out.block is not None:
-        t, i, hs, what, rule = out.block
-        blocked = BlockedBy(what, rule, tab.hex_of(i) if i is not None else None, hs, t)
+        b = out.block
+        blocked = BlockedBy(b.what, b.rule, tab.hex_of(b.idx) if b.idx is not None else None, b.hexside, b.t)
         rules.append("A6.2")
     if hinds:
         rules.append("A6.7")
