@@ -15,8 +15,8 @@ import pytest
 
 from asl_terrain import vsav
 from asl_terrain.chart import Chart, _bundled_text, default_chart, parse_chart
-from asl_terrain.effects import (can_remove, end_of_player_turn, place_rubble, rubble_drm, street_fighting,
-                                 tca_change, tem)
+from asl_terrain.effects import (can_remove, end_of_player_turn, fire_lane_slope_drm, place_rubble, rubble_drm,
+                                 street_fighting, tca_change, tem)
 from asl_terrain.grid import Hex, Hexside
 from asl_terrain.los import los
 from asl_terrain.model import Conditions, Map, load_demo
@@ -190,6 +190,8 @@ NS_INTO_OPEN = M([{"at": ["B2"], "terrain": "building", "building": "stone"}],
                  [{"at": ["B2-B3"], "narrow_street": "paved"}])
 #: a wall on the hillside B2-B3 (B2 at level 0, B3 at level 1) across the level-1 LOS B1-B4 (B9.2)
 HILLSIDE_WALL = M([{"at": ["B1", "B3", "B4"], "level": 1}], [{"at": ["B2-B3"], "wall": True}])
+#: B1 and B4 each Up-Slope on the LOS B1-B4 (slope hexsides B1-B2 and B3-B4), at one Base Level (P2.42)
+BOTH_UP_SLOPE = M(hexsides=[{"at": ["B1-B2"], "slope": "B2"}, {"at": ["B3-B4"], "slope": "B3"}])
 #: the B3.3 roads map (J3 entered at the road rate across J3-K3) and the demo map (its roadblock K11-K12)
 ROADS = Map.load(MAPS / "b3_roads.toml")
 DEMO = load_demo()
@@ -297,6 +299,9 @@ LIVE: list[tuple[str, str, str, Callable[[Chart], Any]]] = [
     ("param", "slope_tem", "2", _tem(P2, "K14", "I14")),
     ("judgment", "slope_tem_vs_ffmo", "false", _tem(P2, "K14", "I14", moved_by="non-road")),
     ("param", "fire_lane_slope_drm", "2", _tem(P2, "K14", "I14", "fire-lane", moved_by="non-road")),
+    ("judgment", "up_slope_relative", "false",
+     lambda c: fire_lane_slope_drm(BOTH_UP_SLOPE, BOTH_UP_SLOPE.parse_location("B1"),
+                                   BOTH_UP_SLOPE.parse_location("B4"), chart=c)[0]),
     ("judgment", "culvert_frigid_always", "false", _end_of_turn(CULVERT, "B2/culvert")),
     ("judgment", "frigid_in_stream", "false", _end_of_turn(STREAM, "B2", frigid=True)),
     ("param", "frigid_water_depths", "[\"deep\"]", _end_of_turn(STREAM, "B2", frigid=True)),
@@ -355,7 +360,6 @@ CITED: list[tuple[str, str, Callable[[Chart], Any]]] = [
 #: entries with no liveness case yet, and why (docs/chart-research.md, "Chart entries that change no ruling")
 NOT_YET: dict[str, str] = {
     "param.smoke_height": "los.py reads it but SMOKE's Hindrance is built as taller than anything (_HUGE)",
-    "judgment.up_slope_relative": "'false' changes only the reason of the Fire Lane ruling, not its verdict",
 }
 
 

@@ -84,7 +84,9 @@ def fire_lane_slope_drm(m: Map, firer: Location, target: Location, chart: Chart 
     Notes
     -----
     "Up-Slope from" is relative (``judgment.up_slope_relative``, digest §7.3(ii)/§7.9, [U]): the firer
-    gets the +¾ on that LOS and the target does not, so both stand on one Base Level.
+    gets the +¾ on that LOS and the target does not, so both stand on one Base Level. Read otherwise
+    (``false``), the firer is Up-Slope whatever the target is, and is measured against the target's own
+    elevation (the target's +¾ not counted).
     """
     chart = chart or default_chart()
     r = los(m, firer, target, chart=chart, conditions=conditions)
@@ -99,7 +101,8 @@ def fire_lane_slope_drm(m: Map, firer: Location, target: Location, chart: Chart 
     if up_to and chart.judgment("up_slope_relative").value:
         return False, f"{name} is Up-Slope on that LOS too, so the firer is not Up-Slope from it"
     rise = chart.param("up_slope_height").value
-    diff = (location_elevation(m, firer) + rise) - (location_elevation(m, target) + (rise if up_to else 0))
+    # here the target is not Up-Slope on the LOS, or the judgment is not relative: its own +¾ is not counted
+    diff = (location_elevation(m, firer) + rise) - location_elevation(m, target)
     if diff != rise:
         return False, f"the firer is {fmt(diff)} level(s) above {name}, not ¾"
     return True, f"the firer is Up-Slope from {name}, ¾ level higher and not adjacent"
