@@ -147,6 +147,8 @@ WOODS_HILL = M([{"at": ["B2"], "terrain": "woods", "level": 1}])
 WOODS = M([{"at": ["B2"], "terrain": "woods"}])
 SMOKE = M(counters=[{"type": "smoke", "at": "B2", "strength": 3}])
 WRECK = M(counters=[{"type": "wreck", "at": "B2"}])
+#: SMOKE in B2 (level 0) on the LOS between two level-3 hills
+SMOKE_BETWEEN_HILLS = M([{"at": ["B1", "B3"], "level": 3}], counters=[{"type": "smoke", "at": "B2", "strength": 3}])
 GRAIN = M([{"at": ["B2", "B3"], "terrain": "grain"}])
 STREAM_WOODS = M([{"at": ["B2"], "terrain": "woods", "stream": "shallow"}])
 STREAM = M([{"at": ["B2"], "stream": "shallow"}])
@@ -264,6 +266,7 @@ LIVE: list[tuple[str, str, str, Callable[[Chart], Any]]] = [
     # LOS
     ("param", "vehicle_hindrance", "2", _los(WRECK, "B1", "B3")),
     ("param", "hindrance_blocks_at", "3", _los(SMOKE, "B1", "B3")),
+    ("param", "smoke_height", "2", _los(SMOKE_BETWEEN_HILLS, "B1", "B3")),
     ("param", "grain_hindrance_season", "[7]", _los(GRAIN, "B1", "B4")),
     ("param", "up_slope_height", "0.5", _los(SLOPE, "B1", "B2")),
     ("param", "hindrance_height", "1", _los(HIGH_BRUSH, "B1", "B3")),
@@ -359,7 +362,6 @@ CITED: list[tuple[str, str, Callable[[Chart], Any]]] = [
 
 #: entries with no liveness case yet, and why (docs/chart-research.md, "Chart entries that change no ruling")
 NOT_YET: dict[str, str] = {
-    "param.smoke_height": "los.py reads it but SMOKE's Hindrance is built as taller than anything (_HUGE)",
 }
 
 

@@ -76,7 +76,7 @@ __all__ = [
 _Q = 4
 """Heights inside this module are ints in quarter levels (a slope is +3, a wall +2)."""
 _NONE = -(10**9)
-_HUGE = 10**9
+
 
 class Contact(IntEnum):
     """What a compiled thread meets, one contact at a time, in order along it."""
@@ -965,7 +965,8 @@ class _Tables:
         smoke = m.smoke(h)
         self.smoke[i] = smoke
         if smoke:
-            hinds.append(_Hind(smoke, _HUGE, f"SMOKE {smoke}", "A24.2", src, _H_OTHER, True, counter=True))
+            # SMOKE stands param.smoke_height above its hex's ground (99: above any end, digest §7.6)
+            hinds.append(_Hind(smoke, g + self.smoke_h, f"SMOKE {smoke}", "A24.2", src, _H_OTHER, True, counter=True))
 
     # -- ends
     def end(self, loc: Location) -> _End:
