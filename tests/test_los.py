@@ -119,6 +119,27 @@ def test_ask_los_conditions_override_the_month() -> None:
     assert answer_one(m, {"kind": "los", "from": "C1", "to": "C5", "conditions": {"month": 12}})["clear"] is True
 
 
+@pytest.mark.parametrize("terrain", ["open", "grain", "woods"])
+def test_wire_is_no_obstacle_hindrance_or_tem(terrain: str) -> None:
+    """B26.2: Wire is neither an obstacle nor a LOS Hindrance; B26.3: it has no TEM (the Location's TEM is
+    that of its other terrain). Wire in C3 changes neither a LOS through or into it nor the TEM in it."""
+    from asl_terrain.effects import tem
+
+    bare = Map.from_data({"format": "asl-terrain/1", "name": "w", "prefix": "", "columns": ["A", "E"],
+                          "rows": [1, 6], "hex": [{"at": ["C3"], "terrain": terrain}]})
+    wired = Map.from_data({"format": "asl-terrain/1", "name": "w", "prefix": "", "columns": ["A", "E"],
+                           "rows": [1, 6], "hex": [{"at": ["C3"], "terrain": terrain}],
+                           "counter": [{"type": "wire", "at": "C3"}]})
+    assert wired.has_counter(Hex.parse("C3"), "wire")
+    for a, b in (("C1", "C5"), ("C1", "C3"), ("B2", "D4")):
+        w, o = los(wired, wired.parse_location(a), wired.parse_location(b)), los(bare, bare.parse_location(a),
+                                                                                 bare.parse_location(b))
+        assert (w.clear, w.hindrance_drm, w.rules()) == (o.clear, o.hindrance_drm, o.rules()), (a, b, w.explain())
+    target, firer = wired.parse_location("C3"), wired.parse_location("C1")
+    tw, to = tem(wired, target, [firer]), tem(bare, bare.parse_location("C3"), [bare.parse_location("C1")])
+    assert (tw.tem, tw.total_drm, tw.rules()) == (to.tem, to.total_drm, to.rules()), tw.explain()
+
+
 def test_viewshed_holds_exactly_the_locations_los_sees(demo: Map) -> None:
     origin = demo.parse_location("K10/2")
     v = viewshed(demo, origin)

@@ -200,6 +200,15 @@ def test_later_blocks_override_earlier_ones() -> None:
     assert m.terrain(Hex.parse("C4")).terrain == "woods" and m.terrain(Hex.parse("C4")).level == 3
 
 
+def test_a_wire_counter_lies_in_its_hex() -> None:
+    """docs/map-format-extensions.md: ``[[counter]]`` of type ``wire`` with ``at`` (B26), an additive type."""
+    m = Map.from_data(base(counter=[{"type": "wire", "at": "C3"}, {"type": "smoke", "at": "C3", "strength": 2}]))
+    assert m.has_counter(Hex.parse("C3"), "wire") and not m.has_counter(Hex.parse("C4"), "wire")
+    assert [c.type for c in m.counters_at(Hex.parse("C3"))] == ["wire", "smoke"]
+    with pytest.raises(MapError, match="expected one of .*entrenchment, wire"):
+        Map.from_data(base(counter=[{"type": "wires", "at": "C3"}]))
+
+
 @pytest.mark.parametrize("data, expected", [
     (base(colour="red"), "colour: unknown key"),
     (base(hex=[{"at": ["B2"], "terrain": "forest"}]), "hex[0].terrain (at B2)"),
@@ -211,6 +220,9 @@ def test_later_blocks_override_earlier_ones() -> None:
     (base(counter=[{"type": "smoke", "at": "Z1", "strength": 2}]), "counter[0].at: hex 'Z1' is off the map"),
     (base(counter=[{"type": "smoke", "strength": 2}]), "counter[0].at: required key is missing"),
     (base(counter=[{"type": "foo", "at": "A1"}]), "unknown counter type 'foo'"),
+    (base(counter=[{"type": "wire"}]), "counter[0].at: required key is missing"),
+    (base(counter=[{"type": "wire", "at": "Z1"}]), "counter[0].at: hex 'Z1' is off the map"),
+    (base(counter=[{"type": "wire", "at": "C3", "strength": 1}]), "counter[0].wire.strength (at C3): unknown key"),
     (base(counter=[{"type": "roadblock", "hexside": "O17-O18", "arrow": "N16-N17-O17"}]),
      "is not a vertex of hexside"),
     (base(hexside=[{"at": ["N17-O17"], "culvert": True}]), "is not a stream hex"),

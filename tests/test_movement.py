@@ -281,7 +281,7 @@ def random_maps(draw: Any) -> Map:
     counters = []
     all_names = [f"{column_label(c)}{r}" for c in range(cols) for r in range(1, rows + 1)]
     for _ in range(draw(st.integers(0, 4))):
-        kind = draw(st.sampled_from(["smoke", "wreck", "vehicle", "rubble", "blaze", "mines", "roadblock"]))
+        kind = draw(st.sampled_from(["smoke", "wreck", "vehicle", "rubble", "blaze", "mines", "roadblock", "wire"]))
         at = draw(st.sampled_from(all_names))
         if kind == "smoke":
             counters.append({"type": "smoke", "at": at, "strength": 2})
@@ -497,6 +497,22 @@ def test_bypass_of_a_woods_hex(unit: Any, cost: int, rule: str) -> None:
     assert move_cost(smoky, unit, "C2", None, bypass="C3-D2", to_vertex="C3-D2-D3").cost == cost + 1
     bare = move_cost(one_hex("brush"), unit, "C2", None, bypass="C3-D2", to_vertex="C3-D2-D3")
     assert not bare.allowed and bare.forbidden_by == rule
+
+
+@pytest.mark.parametrize("terrain", ["open", "brush", "woods"])
+def test_entering_a_wire_location_costs_infantry_only_its_cot(terrain: str) -> None:
+    """B26.4: Wire in C3 adds nothing to Infantry's cost of entering (the COT of the hex alone), and the
+    ruling says the unit is placed on top of the Wire and that getting beneath costs a dr in MF."""
+    bare = one_hex(terrain)
+    wired = bare.with_counters(tuple(Map.from_data({"format": "asl-terrain/1", "columns": ["A", "F"], "rows": [1, 6],
+                                                    "counter": [{"type": "wire", "at": "C3"}]}).counters))
+    r, r0 = move_cost(wired, "infantry", "C2", "C3"), move_cost(bare, "infantry", "C2", "C3")
+    assert r.allowed and r.cost == r0.cost and r.items == r0.items, r.explain()
+    assert "B26.4" in r.rules() and "B26.4" not in r0.rules()
+    assert "placed on top of the Wire" in r.explain() and "dr in MF" in r.explain()
+    assert reach(wired, "infantry", "C2", 4).cost_of("C3") == reach(bare, "infantry", "C2", 4).cost_of("C3")
+    # the note is Infantry's (B26.4); leaving the Wire hex carries none
+    assert "B26.4" not in move_cost(wired, "infantry", "C3", "C4").rules()
 
 
 # ---------------------------------------------------------------------------------------------- the search

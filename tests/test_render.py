@@ -220,6 +220,17 @@ class TestMapLayers:
         assert {"S2", "AP6", "FP4", "WRK"} <= texts
         assert with_class(counters, "g", "counter-smoke") and with_class(counters, "g", "counter-mines")
 
+    def test_a_wire_counter_draws_in_its_hex(self) -> None:
+        """A ``wire`` counter (B26, docs/map-format-extensions.md) draws as a counter labelled Wire in C3."""
+        m = small_map(counter=[{"type": "wire", "at": "C3"}])
+        (wire,) = with_class(layer(parse(map_svg(m)), "counters"), "g", "counter-wire")
+        assert {t.text for t in wire.iter(f"{{{NS['svg']}}}text")} == {"Wire"}
+        rect = wire.find("svg:rect", NS)
+        assert rect is not None and rect.get("fill") == DEFAULT_COLORS["wire"]
+        x = float(rect.get("x", 0)) + float(rect.get("width", 0)) / 2
+        y = float(rect.get("y", 0)) + float(rect.get("height", 0)) / 2
+        assert math.dist((x, y), px(H("C3").centre())) < math.dist((x, y), px(H("C4").centre()))
+
     def test_narrow_street_roadblock_runs_centre_dot_to_centre_dot_with_its_arrow(self, village: Map) -> None:
         counters = layer(parse(map_svg(village)), "counters")
         (bar,) = with_class(counters, "line", "narrow-street-roadblock")

@@ -369,6 +369,33 @@ def test_smoke_in_a_save_is_a_hindrance_where_it_lies(tmp_path: Path) -> None:
     assert with_smoke.hindrance_drm >= without.hindrance_drm + 3 or not with_smoke.clear
 
 
+@needs_games
+def test_wire_in_a_save_lands_in_its_hex_and_changes_no_los(tmp_path: Path) -> None:
+    """As for SMOKE above: Hill 621's German Radio renamed "Wire" (the name VASL's Wire counter carries) and
+    moved to 4K6 becomes a wire counter there; it is no Hindrance (B26.2) and Infantry entering pays only
+    the hex's COT, placed on top of the Wire (B26.4)."""
+    g = vsav.read_save(HILL)
+    radio = next(p for p in g.pieces if p.name == "Radio")
+    recs = g.stream.split("\x1b")
+    k = next(i for i, r in enumerate(recs) if r.startswith(f"+/{radio.id}/"))
+    recs[k] = recs[k].replace(";Radio/", ";Wire/", 1)
+    stream = vsav.move_piece("\x1b".join(recs), radio.id, *readme_centre(_col("K"), 6, board_row=1))
+    save = tmp_path / "wire.vsav"
+    vsav.write_save(save, stream, like=HILL)
+    r = vsav.import_save(save)
+    assert {"type": "wire", "at": "4K6"} in r.map["counter"]  # type: ignore[operator]
+    assert not any("Wire" in line for line in r.unsupported)
+    m = Map.from_data(r.map)
+    assert m.has_counter(m.parse_hex("4K6"), "wire")
+    bare = m.with_counters(())
+    a, b = m.parse_location("4K4"), m.parse_location("4K8")
+    w, o = los.los(m, a, b), los.los(bare, a, b)
+    assert (w.clear, w.hindrance_drm) == (o.clear, o.hindrance_drm), w.explain()
+    frm, to = m.parse_location("4K5"), m.parse_location("4K6")
+    moved, plain = movement.move_cost(m, "infantry", frm, to), movement.move_cost(bare, "infantry", frm, to)
+    assert moved.cost == plain.cost and "B26.4" in moved.rules(), moved.explain()
+
+
 # ------------------------------------------------------------------------------ crops on a layout of boards
 
 
@@ -525,7 +552,8 @@ def test_vasl_counter_names_become_the_counters_the_rules_read(tmp_path: Path) -
     assert {"type": "wreck", "at": "4M4", "name": "Burnt Out Wreck"} in counters
     assert {"type": "roadblock", "hexside": "4K5-4K6"} in counters
     assert {"type": "mines", "at": "4N4", "kind": "A-P", "strength": 6} in counters
-    assert any(line.startswith("Wire in 4N3") and "B26" in line for line in r.unsupported)
+    assert {"type": "wire", "at": "4N3"} in counters  # B26: carried since Wire became a counter type
+    assert not any(line.startswith("Wire") for line in r.unsupported)
     (squad,) = [u for u in r.map["unit"] if u.get("at") == "4O6/1"]  # type: ignore[union-attr]
     assert squad["name"] == "6-2-8 Esq"
     m = Map.from_data(r.map)

@@ -152,7 +152,7 @@ class VehicleCounter(_Strict):
 
 
 class PlainCounter(_Strict):
-    type: Literal["rubble", "blaze", "entrenchment"]
+    type: Literal["rubble", "blaze", "entrenchment", "wire"]  # wire: docs/map-format-extensions.md
     at: Name
 
 
@@ -239,7 +239,8 @@ def _pydantic_problems(err: ValidationError, data: dict[str, Any]) -> list[str]:
     problems = []
     for e in err.errors():
         loc = tuple(p for p in e["loc"] if not (isinstance(p, str) and p in {
-            "smoke", "residual-fp", "mines", "roadblock", "wreck", "vehicle", "rubble", "blaze", "entrenchment"}
+            "smoke", "residual-fp", "mines", "roadblock", "wreck", "vehicle", "rubble", "blaze", "entrenchment",
+            "wire"}
             and e["type"] != "extra_forbidden"))
         where = _loc(loc) + _which(data, loc)
         if e["type"] == "extra_forbidden":
@@ -248,7 +249,7 @@ def _pydantic_problems(err: ValidationError, data: dict[str, Any]) -> list[str]:
             problems.append(f"{where}: required key is missing")
         elif e["type"] == "union_tag_invalid":
             problems.append(f"{where}: unknown counter type {e.get('ctx', {}).get('tag')!r}; expected one of smoke, "
-                            "residual-fp, mines, roadblock, wreck, vehicle, rubble, blaze, entrenchment")
+                            "residual-fp, mines, roadblock, wreck, vehicle, rubble, blaze, entrenchment, wire")
         else:
             got = e.get("input")
             shown = "" if isinstance(got, (dict, list)) else f" (got {got!r})"

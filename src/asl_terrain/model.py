@@ -216,7 +216,8 @@ class HexsideTerrain:
 
 @dataclass(frozen=True, slots=True)
 class Counter:
-    """A counter on the map: SMOKE, residual FP, mines, roadblock, wreck, vehicle, rubble, blaze, entrenchment."""
+    """A counter on the map: SMOKE, residual FP, mines, roadblock, wreck, vehicle, rubble, blaze, entrenchment,
+    Wire."""
 
     type: str
     at: Hex | None = None

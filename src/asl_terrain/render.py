@@ -139,6 +139,7 @@ DEFAULT_COLORS: dict[str, str] = {
     "rubble-counter": "#a0a0a0",
     "entrenchment": "#9b7a48",
     "roadblock": "#3b2a1a",
+    "wire": "#c9c9b4",
     "counter": "#ffffff",
     # overlays
     "label": "#000000",
@@ -711,6 +712,7 @@ _COUNTER_FACE: dict[str, tuple[str, Callable[[Counter], str]]] = {
     "blaze": ("blaze", lambda c: "Blaze"),
     "rubble": ("rubble-counter", lambda c: "Rubble"),
     "entrenchment": ("entrenchment", lambda c: "Ent"),
+    "wire": ("wire", lambda c: "Wire"),
 }
 
 

@@ -820,8 +820,6 @@ def _entry(m: Any, p: Piece, k: Kind, spot: _Spot | None, level: int | None,
             return ("a roadblock lies on a hexside (B29.1), and this one sits in its hex rather than on one: not "
                     "carried (add a [[counter]] of type roadblock with its hexside)")
         return {"type": "roadblock", "hexside": m.name_of(spot.hexside)}
-    if k.kind == "wire":
-        return "Wire (B26) is not carried: the map format and the engines have no Wire counter"
     return {"type": k.kind, "at": at}
 
 

@@ -144,10 +144,11 @@ def test_b3_4_smoke_in_the_third_hex_spoils_the_bonus(roads: Map) -> None:
     ({"type": "wreck", "at": "B4", "burning": True}, "burning wreck"),
     ({"type": "roadblock", "hexside": "B4-B5"}, "roadblock"),
     ({"type": "rubble", "at": "B4"}, "rubble"),
+    ({"type": "wire", "at": "B4"}, "Wire"),
 ])
 def test_b3_4_road_bonus_lost_to_what_is_met_in_the_road_hexes(counter: dict[str, Any], what: str) -> None:
-    """B3.4: mines, burning wrecks, rubble and roadblocks met in the road hexes deny the bonus (a roadblock
-    is met where the move crosses its hexside)."""
+    """B3.4: mines, burning wrecks, Wire, rubble and roadblocks met in the road hexes deny the bonus (a
+    roadblock is met where the move crosses its hexside)."""
     m = small(counters=[counter])
     if what != "roadblock":
         assert any(what in s for s in road_bonus_spoilers(m, Hex.parse("B4")))

@@ -461,7 +461,18 @@ def entry_options(c: Context, frm: Location, to: Location, protection: bool, alo
         if isinstance(v, Fraction):
             why = f"crosses {road_type} road hexside {c.n(hs)} (road rate, not the terrain of {c.n(b)})"
             road_r = _option(c, way, [Part(v, why, rule, False, why)], True)
-    return terrain_r, road_r, road_problem, road_type
+    road_r = road_r if road_r is None else wire_entry_note(c, to, road_r)
+    return wire_entry_note(c, to, terrain_r), road_r, road_problem, road_type
+
+
+def wire_entry_note(c: Context, to: Location, r: MoveRuling) -> MoveRuling:
+    """B26.4: Infantry entering a Wire Location pays only its COT, and is placed on top of the Wire (a Crest
+    unit is not on it, B26.1). Getting beneath costs a dr in MF, a die roll no ruling can price: a note."""
+    if not r.allowed or not c.k.inf or to.place == "crest" or not c.m.has_counter(to.hex, "wire"):
+        return r
+    return replace(r, notes=r.notes + (
+        f"{c.n(to.hex)} holds Wire: entering costs nothing beyond its COT, but the unit is placed on top of "
+        "the Wire; moving beneath it costs a dr in MF (B26.4).",), note_rules=(*r.note_rules, "B26.4"))
 
 
 def _terrain_rate_notes(c: Context, way: _Way, terrain_r: MoveRuling, along_ns: bool, road_open: bool,

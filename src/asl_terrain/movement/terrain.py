@@ -51,9 +51,9 @@ def road_negated(m: Map, h: Hex) -> bool:
 
 
 def road_bonus_spoilers(m: Map, h: Hex) -> list[str]:
-    """What a unit meets in road hex ``h`` that denies the B3.4 road bonus: mines, burning wrecks,
+    """What a unit meets in road hex ``h`` that denies the B3.4 road bonus: mines, burning wrecks, Wire,
     rubble and SMOKE. (A roadblock is met where the move crosses its hexside or its Narrow Street segment;
-    Wire, debris and Panji are outside the map format; mud and Deep Snow come from the conditions.)"""
+    debris and Panji are outside the map format; mud and Deep Snow come from the conditions.)"""
     out: list[str] = []
     cs = m.counters_at(h)
     if not cs and m.terrain(h).terrain != "rubble":
@@ -64,6 +64,8 @@ def road_bonus_spoilers(m: Map, h: Hex) -> list[str]:
         out.append(f"mines in {m.name_of(h)}")
     if any(c.type == "wreck" and c.burning and c.at == h for c in cs):
         out.append(f"a burning wreck in {m.name_of(h)}")
+    if m.has_counter(h, "wire"):
+        out.append(f"Wire in {m.name_of(h)}")
     if road_negated(m, h):
         out.append(f"rubble in {m.name_of(h)}")
     return out
