@@ -1,7 +1,7 @@
 """The ``move``, ``path``, ``reach`` and ``vca-change`` kinds of ``ask`` (../shared/docs/queries.md).
 
-Each handler reads its query's keys (naming the key and what was expected when one is wrong), calls the
-movement engine and returns its ruling. Unknown keys are errors, so a typo never passes silently.
+Each handler reads its query's keys into typed values (naming the key and what was expected when one is
+wrong), calls the movement engine with them (it takes typed values only) and returns its ruling. Unknown keys are errors, so a typo never passes silently.
 
 Imports: movement, errors, and the registry of this package.
 """
@@ -18,10 +18,14 @@ from ..movement import (
     PathRuling,
     ReachRuling,
     VcaRuling,
-    move_cost,
-    path,
-    reach,
-    vca_change,
+    as_allowance,
+    context,
+    parse_start,
+    parse_step,
+    rule_move,
+    rule_path,
+    rule_reach,
+    rule_vca_change,
 )
 from . import Context, Query, handler
 
@@ -52,21 +56,17 @@ def move(ctx: Context, q: Query) -> MoveRuling:
     if to is None and bypass is None:
         raise QueryError("missing key 'to'; expected the Location entered (or 'bypass' with 'to_vertex' for a "
                          "Bypass step)")
-    return move_cost(
-        ctx.map, q.unit(), frm, to,
-        road_rate=q.optional_flag("road_rate"),
-        bypass=bypass,
-        to_vertex=q.vertex("to_vertex") if q.has("to_vertex") else None,
-        in_hex=q.hex("in") if q.has("in") else None,
-        dash=q.flag("dash"),
-        rout=q.flag("rout"),
-        declared_vertex=q.vertex("declared_vertex") if q.has("declared_vertex") else None,
-        protection=q.flag("protection"),
-        allowance=_allowance(q),
-        vca=q.raw("vca"),
-        conditions=ctx.conditions,
-        chart=ctx.chart,
-    )
+    unit = q.unit()
+    road_rate = q.optional_flag("road_rate")
+    to_vertex = q.vertex("to_vertex") if q.has("to_vertex") else None
+    in_hex = q.hex("in") if q.has("in") else None
+    dash, rout = q.flag("dash"), q.flag("rout")
+    declared_vertex = q.vertex("declared_vertex") if q.has("declared_vertex") else None
+    protection = q.flag("protection")
+    allowance = as_allowance(_allowance(q))
+    c = context(ctx.map, unit, allowance, dash=dash, rout=rout, conditions=ctx.conditions, chart=ctx.chart)
+    return rule_move(c, frm, to, road_rate=road_rate, bypass=bypass, to_vertex=to_vertex, in_hex=in_hex,
+                     protection=protection, declared_vertex=declared_vertex, vca=q.raw("vca"))
 
 
 @handler("path")
@@ -77,8 +77,13 @@ def path_(ctx: Context, q: Query) -> PathRuling:
     if not isinstance(hexes, list) or len(hexes) < 2:
         raise QueryError("hexes: expected a list of the start Location and at least one step (Locations and step "
                          "objects), such as [\"H9\", \"I10\", {\"to\": \"J10\", \"road_rate\": false}]")
-    return path(ctx.map, q.unit(), hexes, _allowance(q), dash=q.flag("dash"), rout=q.flag("rout"),
-                vca=q.raw("vca"), conditions=ctx.conditions, chart=ctx.chart)
+    unit, allowance = q.unit(), as_allowance(_allowance(q))
+    dash, rout, vca = q.flag("dash"), q.flag("rout"), q.raw("vca")
+    c = context(ctx.map, unit, allowance, dash=dash, rout=rout, conditions=ctx.conditions, chart=ctx.chart)
+    start = parse_start(ctx.map, hexes[0])
+    # each step is read when the path gets there: a forbidden step ends the path before the next is parsed
+    steps = (parse_step(ctx.map, x, i) for i, x in enumerate(hexes[1:], start=1))
+    return rule_path(c, start, steps, vca)
 
 
 @handler("reach")
@@ -88,8 +93,10 @@ def reach_(ctx: Context, q: Query) -> ReachRuling:
         raise QueryError("vca: reach does not track a vehicle's VCA (queries.md: a VCA not given is not charged); "
                          "leave vca out, or ask a path with it")
     _known(q, {"from", "dash", "rout"})
-    return reach(ctx.map, q.unit(), q.location("from"), _allowance(q), dash=q.flag("dash"), rout=q.flag("rout"),
-                 conditions=ctx.conditions, chart=ctx.chart)
+    unit, frm, allowance = q.unit(), q.location("from"), as_allowance(_allowance(q))
+    c = context(ctx.map, unit, allowance, dash=q.flag("dash"), rout=q.flag("rout"), conditions=ctx.conditions,
+                chart=ctx.chart)
+    return rule_reach(c, frm)
 
 
 @handler("vca-change")
@@ -103,5 +110,5 @@ def vca_change_(ctx: Context, q: Query) -> VcaRuling:
         raise QueryError("missing key 'hexspines'; expected a whole number 0-5 (3 is a 180-degree turn)")
     if isinstance(n, bool) or not isinstance(n, int):
         raise QueryError(f"hexspines: expected a whole number 0-5 (3 is a 180-degree turn), got {n!r}")
-    return vca_change(ctx.map, q.unit(), q.location("at"), n, motion_attempt=q.flag("motion_attempt"),
-                      while_bypassing=q.flag("while_bypassing"), chart=ctx.chart)
+    return rule_vca_change(ctx.map, q.unit(), q.location("at"), n, motion_attempt=q.flag("motion_attempt"),
+                           while_bypassing=q.flag("while_bypassing"), chart=ctx.chart)

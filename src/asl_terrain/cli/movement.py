@@ -188,11 +188,13 @@ def _point(loc: Location) -> tuple[int, int]:
 
 def _draw_reach(m: Map, q: dict[str, Any], output: Path, size: float, with_paths: bool, force: bool = False,
                 inputs: list[str] | None = None) -> None:
-    from ..movement import reach
+    from ..movement import as_unit, context, parse_location, rule_reach
     from ..render import map_svg
     from ..rulings import fmt
 
-    r = reach(m, q["unit"], q["from"], q.get("allowance"), chart=get_chart())
+    # the query was answered by ask already: its names parse, and the engine takes the typed values
+    mc = context(m, as_unit(q["unit"]), q.get("allowance"), chart=get_chart())
+    r = rule_reach(mc, parse_location(m, q["from"], "from"))
     allow = float(r.allowance) or 1.0
     # a hex's label: the cost of its ground Location (IN a stream hex) where that is reached, else of its
     # cheapest other Location ("B" before the cost when only Bypass positions in it are reached)

@@ -42,7 +42,10 @@ The package, by topic (a new rule goes in the module of its topic, in its place 
 * ``moves``: one move however it is asked, and the VCA change it costs;
 * ``graph``: the search's tables; ``search``: a Dijkstra that knows nothing of ASL (a successors function
   and a cutoff, as networkx's);
-* ``api``: :func:`move_cost`, :func:`path`, :func:`reach`; ``vca``: :func:`vca_change`.
+* ``api``: :func:`context` and the typed :func:`rule_move`, :func:`rule_path`, :func:`rule_reach` (typed
+  values only, as python-chess's ``push`` takes a ``Move``), and the name-taking :func:`move_cost`,
+  :func:`path`, :func:`reach` (its ``push_san``); ``vca``: :func:`rule_vca_change`, :func:`vca_change`;
+* ``names``: parse once, at the edge (``ask``, the CLI, and the name-taking functions use it).
 
 >>> from asl_terrain.model import load_demo
 >>> r = move_cost(load_demo(), "infantry", "M16", "M17")
@@ -54,7 +57,8 @@ Imports: chart, errors, grid, model, rulings, units. Never los, effects, render,
 
 from __future__ import annotations
 
-from .api import move_cost, path, reach
+from .api import context, move_cost, path, reach, rule_move, rule_path, rule_reach
+from .names import as_allowance, as_unit, parse_location, parse_start, parse_step
 from .rulings import MoveRuling, PathRuling, Prohibition, Reached, ReachRuling, Step, VcaRuling
 from .terrain import (
     bypass_hex,
@@ -69,7 +73,7 @@ from .terrain import (
     road_hexside_type,
     road_negated,
 )
-from .vca import vca_change
+from .vca import rule_vca_change, vca_change
 
 __all__ = [
     "MoveRuling",
@@ -79,7 +83,10 @@ __all__ = [
     "Reached",
     "Step",
     "VcaRuling",
+    "as_allowance",
+    "as_unit",
     "bypass_hex",
+    "context",
     "crest_status_problem",
     "culvert_entry_problem",
     "is_crest_line_slope",
@@ -87,11 +94,18 @@ __all__ = [
     "moves_up_slope",
     "narrow_street_bypass_blocked",
     "narrow_street_smoke",
+    "parse_location",
+    "parse_start",
+    "parse_step",
     "path",
     "reach",
     "road_bonus_spoilers",
     "road_hex_type",
     "road_hexside_type",
     "road_negated",
+    "rule_move",
+    "rule_path",
+    "rule_reach",
+    "rule_vca_change",
     "vca_change",
 ]

@@ -1,15 +1,17 @@
-"""The public movement API: :func:`move_cost`, :func:`path` and :func:`reach` (as networkx's shortest
-paths: one set of rules, one search), and the contexts and search tables cached with each map."""
+"""The public movement API (as networkx's shortest paths: one set of rules, one search): :func:`context` and
+the typed :func:`rule_move`, :func:`rule_path` and :func:`rule_reach`, which take typed values only; the
+name-taking :func:`move_cost`, :func:`path` and :func:`reach`, which parse names at the edge
+(:mod:`.names`) and call the same code; and the contexts and search tables cached with each map."""
 
 from __future__ import annotations
 
 import weakref
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from fractions import Fraction
 from typing import Any
 
 from ..chart import Chart, default_chart
-from ..errors import QueryError, UnknownLocation
+from ..errors import QueryError
 from ..grid import Hex, Hexside, Vertex
 from ..model import Conditions, Location, Map
 from ..rulings import distinct, fmt
@@ -17,22 +19,16 @@ from ..units import Unit
 from .context import Context
 from .graph import SCALE, Tables, edges, scaled
 from .moves import move, with_vca
+from .names import as_allowance, as_unit, parse_location, parse_start, parse_step
 from .rulings import ONE, ZERO, MoveRuling, PathRuling, Reached, ReachRuling, Step
 from .search import dijkstra, gc_paused
-from .terrain import bypass_hex, road_bonus_spoilers
+from .terrain import checked_location, road_bonus_spoilers
 
 # ============================================================================================ caches
 
 #: per map: the contexts by (chart, conditions, unit, allowance, flags), and the search's tables by
 #: ("tables", chart, conditions, unit, flags); they go when the map goes
 _MOVERS: weakref.WeakKeyDictionary[Map, dict[tuple[Any, ...], Context | Tables]] = weakref.WeakKeyDictionary()
-
-
-def _as_unit(unit: Unit | str | Mapping[str, Any] | None) -> Unit:
-    """A :class:`Unit` from a Unit or queries.md's string/object forms (infantry when left out)."""
-    if isinstance(unit, Unit):
-        return unit
-    return Unit.from_json(unit if unit is not None else "infantry")
 
 
 def _per_map(m: Map) -> dict[tuple[Any, ...], Context | Tables]:
@@ -43,35 +39,43 @@ def _per_map(m: Map) -> dict[tuple[Any, ...], Context | Tables]:
     return per
 
 
-def _context(m: Map, unit: Unit | str | Mapping[str, Any] | None, allowance: Any = None, *, dash: bool = False,
-             rout: bool = False, conditions: Conditions | Mapping[str, Any] | None = None,
-             chart: Chart | None = None) -> Context:
-    """The (cached) context of ``unit`` moving on ``m``; checks the flags (only Infantry Dash, A4.63, or
-    rout) and the allowance (a number >= 0), naming the key."""
-    u = _as_unit(unit)
-    if dash and u.type != "infantry":
-        raise QueryError("dash: only Infantry may Dash (A4.63)")
-    if rout and u.type not in ("infantry",):
-        raise QueryError("rout: only Infantry rout (A10.5)")
+def context(m: Map, unit: Unit, allowance: Fraction | None = None, *, dash: bool = False, rout: bool = False,
+            conditions: Conditions | None = None, chart: Chart | None = None) -> Context:
+    """The (cached) context of ``unit`` moving on ``m`` with ``allowance`` (the unit's own when None) under
+    ``conditions`` (the map's when None), the typed values the rules read; checks the flags (only Infantry
+    Dash, A4.63, or rout, A10.5)."""
+    _check_flags(unit, dash, rout)
     ch = chart if chart is not None else default_chart()
-    cond = m.conditions_for(conditions)
-    if allowance is None:
-        allow = u.allowance
-    else:
-        if isinstance(allowance, bool) or not isinstance(allowance, (int, float, Fraction)):
-            raise QueryError(f"allowance: expected a number, got {allowance!r}")
-        allow = Fraction(allowance) if not isinstance(allowance, float) else Fraction(str(allowance))
-        if allow < 0:
-            raise QueryError(f"allowance: expected a number >= 0, got {allowance!r}")
-    key = (ch, cond, u, allow, dash, rout)
+    cond = conditions if conditions is not None else m.conditions
+    allow = allowance if allowance is not None else unit.allowance
+    key = (ch, cond, unit, allow, dash, rout)
     per = _per_map(m)
     c = per.get(key)
     if not isinstance(c, Context):
         if len(per) > 64:
             per.clear()
-        c = Context.of(m, ch, cond, u, allow, dash, rout)
+        c = Context.of(m, ch, cond, unit, allow, dash, rout)
         per[key] = c
     return c
+
+
+def _check_flags(unit: Unit, dash: bool, rout: bool) -> None:
+    """Only Infantry Dash (A4.63) or rout (A10.5)."""
+    if dash and unit.type != "infantry":
+        raise QueryError("dash: only Infantry may Dash (A4.63)")
+    if rout and unit.type not in ("infantry",):
+        raise QueryError("rout: only Infantry rout (A10.5)")
+
+
+def _context(m: Map, unit: Unit | str | Mapping[str, Any] | None, allowance: Any = None, *, dash: bool = False,
+             rout: bool = False, conditions: Conditions | Mapping[str, Any] | None = None,
+             chart: Chart | None = None) -> Context:
+    """:func:`context` from names or typed values (a Python caller's edge), checked in the order a query's
+    keys have always been: the unit, its flags, the conditions, the allowance."""
+    u = as_unit(unit)
+    _check_flags(u, dash, rout)
+    cond = m.conditions_for(conditions)
+    return context(m, u, as_allowance(allowance), dash=dash, rout=rout, conditions=cond, chart=chart)
 
 
 #: the allowance of the context that builds the search's tables (any positive value: the tables do not
@@ -85,47 +89,11 @@ def _search_tables(c: Context) -> Tables:
     per = _per_map(c.m)
     t = per.get(key)
     if not isinstance(t, Tables):
-        sc = _context(c.m, c.unit, _SEARCH_ALLOWANCE, dash=c.dash, rout=c.rout, conditions=c.cond, chart=c.chart)
+        sc = context(c.m, c.unit, _SEARCH_ALLOWANCE, dash=c.dash, rout=c.rout, conditions=c.cond, chart=c.chart)
         t = Tables(sc)
         per = _per_map(c.m)  # _context may have cleared it
         per[key] = t
     return t
-
-
-def _loc(m: Map, x: Location | str, key: str) -> Location:
-    """The Location (or Bypass position) given or named by query key ``key``, checked against the map and in
-    its canonical form (P5.11); errors name the key."""
-    if isinstance(x, Location):
-        if x.hex not in m:
-            raise UnknownLocation(f"{key}: hex {x.hex!r} is not on map {m.name!r}")
-        if x.is_ground:
-            return x  # every hex of the map has its ground Location
-        try:
-            m.check_location(x.base())
-        except QueryError as e:
-            raise type(e)(f"{key}: {e}") from None
-        loc = _canonical_bypass(m, x)
-    else:
-        try:
-            if isinstance(x, str) and "/" not in x and "@" not in x:
-                return Location(m.parse_hex(x))  # a hex names its ground Location
-            loc = _canonical_bypass(m, m.parse_location(x))
-        except QueryError as e:
-            raise type(e)(f"{key}: {e}") from None
-    if loc.is_bypass and (loc.level or loc.place):
-        raise QueryError(f"{key}: a unit in Bypass is at ground level (A4.3); expected a Bypass position such as "
-                         f"{m.name_of(loc.hex)}@... without '/{loc.place or loc.level}'")
-    return loc
-
-
-def _canonical_bypass(m: Map, loc: Location) -> Location:
-    """A Bypass position naming the higher hex of a Crest-Line Narrow Street hexside is the lower hex's
-    (P5.11)."""
-    if loc.bypass is not None:
-        low = bypass_hex(m, loc.bypass)
-        if low is not None and low != loc.hex:
-            return Location(low, loc.level, loc.place, loc.bypass, loc.vertex)
-    return loc
 
 
 # ============================================================================================ public API
@@ -189,18 +157,38 @@ def move_cost(m: Map, unit: Unit | str | Mapping[str, Any] | None, frm: Location
     (True, Fraction(1, 1), True)
     """
     c = _context(m, unit, allowance, dash=dash, rout=rout, conditions=conditions, chart=chart)
-    f = _loc(m, frm, "from")
-    t = _loc(m, to, "to") if to is not None else None
+    f = parse_location(m, frm, "from")
+    t = parse_location(m, to, "to") if to is not None else None
     hs = m.parse_hexside(bypass) if isinstance(bypass, str) else bypass
     tv = m.parse_vertex(to_vertex) if isinstance(to_vertex, str) else to_vertex
     ih = m.parse_hex(in_hex) if isinstance(in_hex, str) else in_hex
     dv = m.parse_vertex(declared_vertex) if isinstance(declared_vertex, str) else declared_vertex
+    return _ruled_move(c, f, t, road_rate=road_rate, bypass=hs, to_vertex=tv, in_hex=ih, protection=protection,
+                       declared_vertex=dv, vca=vca)
+
+
+def rule_move(c: Context, frm: Location, to: Location | None = None, *, road_rate: bool | None = None,
+              bypass: Hexside | None = None, to_vertex: Vertex | None = None, in_hex: Hex | None = None,
+              protection: bool = False, declared_vertex: Vertex | None = None, vca: int | None = None) -> MoveRuling:
+    """:func:`move_cost` for typed values only: the move of :func:`context` ``c`` from ``frm`` (to ``to``, or
+    in Bypass along ``bypass``); the Locations are checked against the map and made canonical (P5.11)."""
+    f = checked_location(c.m, frm, "from")
+    t = checked_location(c.m, to, "to") if to is not None else None
+    return _ruled_move(c, f, t, road_rate=road_rate, bypass=bypass, to_vertex=to_vertex, in_hex=in_hex,
+                       protection=protection, declared_vertex=declared_vertex, vca=vca)
+
+
+def _ruled_move(c: Context, f: Location, t: Location | None, *, road_rate: bool | None, bypass: Hexside | None,
+                to_vertex: Vertex | None, in_hex: Hex | None, protection: bool, declared_vertex: Vertex | None,
+                vca: int | None) -> MoveRuling:
+    """The ruling on one move between checked Locations, with its VCA change (D2.11)."""
+    m, dv = c.m, declared_vertex
     if (dv is not None and t is not None and not t.is_bypass and t.hex != f.hex and f.hex.is_adjacent(t.hex)
             and dv not in Hexside.of(f.hex, t.hex).vertices()):
         raise QueryError(f"declared_vertex: {m.name_of(dv)} is not a vertex of hexside "
                          f"{m.name_of(Hexside.of(f.hex, t.hex))}")
-    _check_vca(c, vca, f, t, hs)
-    r = move(c, f, t, bypass=hs, in_hex=ih, to_vertex=tv, road_rate=road_rate, protection=protection,
+    _check_vca(c, vca, f, t, bypass)
+    r = move(c, f, t, bypass=bypass, in_hex=in_hex, to_vertex=to_vertex, road_rate=road_rate, protection=protection,
              declared_vertex=dv)
     return with_vca(c, r, vca)[0]
 
@@ -217,47 +205,6 @@ def _check_vca(c: Context, vca: Any, frm: Location, to: Location | None, bypass:
     if frm.is_bypass or bypass is not None or (to is not None and to.is_bypass):
         raise QueryError("vca: VCA changes in Bypass are ruled by a vca-change query (D2.33, P5.123); give no vca "
                          "for a Bypass move")
-
-
-def _as_step(m: Map, x: Any, i: int) -> Step:
-    """Step ``i`` of a path from a Location name, a Location, a :class:`Step` or a queries.md step object;
-    errors name ``hexes[i]`` and the key."""
-    key = f"hexes[{i}]"
-    if isinstance(x, Step):
-        return x
-    if isinstance(x, (str, Location)):
-        return Step(to=_loc(m, x, key))
-    if not isinstance(x, Mapping):
-        raise QueryError(f"{key}: expected a Location name or a step object such as {{\"to\": \"J10\"}}, got {x!r}")
-    known = {"to", "bypass", "in", "to_vertex", "road_rate", "protection", "declared_vertex"}
-    for k in x:
-        if k not in known:
-            raise QueryError(f"{key}.{k}: unknown key; expected some of {', '.join(sorted(known))}")
-
-    def flag(k: str) -> bool | None:
-        v = x.get(k)
-        if v is not None and not isinstance(v, bool):
-            raise QueryError(f"{key}.{k}: expected true or false, got {v!r}")
-        return v
-
-    def wrap(k: str, fn: Any) -> Any:
-        v = x.get(k)
-        if v is None:
-            return None
-        if not isinstance(v, str):
-            raise QueryError(f"{key}.{k}: expected a string, got {v!r}")
-        try:
-            return fn(v)
-        except QueryError as e:
-            raise type(e)(f"{key}.{k}: {e}") from None
-
-    to = _loc(m, x["to"], f"{key}.to") if x.get("to") is not None else None
-    hs = wrap("bypass", m.parse_hexside)
-    if to is None and hs is None:
-        raise QueryError(f"{key}: a step needs \"to\" (a Location) or \"bypass\" (a hexside)")
-    return Step(to=to, bypass=hs, in_hex=wrap("in", m.parse_hex), to_vertex=wrap("to_vertex", m.parse_vertex),
-                road_rate=flag("road_rate"), protection=bool(flag("protection")),
-                declared_vertex=wrap("declared_vertex", m.parse_vertex))
 
 
 def path(m: Map, unit: Unit | str | Mapping[str, Any] | None, steps: Sequence[Any], allowance: Any = None, *,
@@ -294,18 +241,28 @@ def path(m: Map, unit: Unit | str | Mapping[str, Any] | None, steps: Sequence[An
     c = _context(m, unit, allowance, dash=dash, rout=rout, conditions=conditions, chart=chart)
     if not steps:
         raise QueryError("hexes: expected at least the start Location")
-    first = steps[0]
-    if isinstance(first, (Mapping, Step)):
-        raise QueryError("hexes[0]: expected the start Location's name")
-    start = _loc(m, first, "hexes[0]")
+    start = parse_start(m, steps[0])
+    # each step parsed only when the path gets there (a forbidden step ends the path before the next is read)
+    return _ruled_path(c, start, (parse_step(m, x, i) for i, x in enumerate(steps[1:], start=1)), vca)
+
+
+def rule_path(c: Context, start: Location, steps: Iterable[Step], vca: int | None = None) -> PathRuling:
+    """:func:`path` for typed values only: the whole move of :func:`context` ``c`` from ``start`` through
+    ``steps`` (each read only when the path gets there)."""
+    return _ruled_path(c, checked_location(c.m, start, "hexes[0]"), steps, vca)
+
+
+def _ruled_path(c: Context, start: Location, steps: Iterable[Step], vca: int | None) -> PathRuling:
+    """The ruling on a whole move from a checked start: the steps' rulings, their sum, the road bonus (B3.4)
+    and the allowance."""
+    m = c.m
     if vca is not None:
         _check_vca(c, vca, start, None, None)
     pos = start
     rulings: list[MoveRuling] = []
     total = ZERO
     bonus = c.bonus_unit
-    for i, raw in enumerate(steps[1:], start=1):
-        st = _as_step(m, raw, i)
+    for i, st in enumerate(steps, start=1):
         r = move(c, pos, st.to, bypass=st.bypass, in_hex=st.in_hex, to_vertex=st.to_vertex, road_rate=st.road_rate,
                  protection=st.protection, declared_vertex=st.declared_vertex)
         r, vca = with_vca(c, r, vca)
@@ -318,6 +275,13 @@ def path(m: Map, unit: Unit | str | Mapping[str, Any] | None, steps: Sequence[An
         bonus = bonus and r.keeps_road_bonus
         assert r.to is not None
         pos = r.to
+    return _path_total(c, start, rulings, total, bonus)
+
+
+def _path_total(c: Context, start: Location, rulings: list[MoveRuling], total: Fraction, bonus: bool) -> PathRuling:
+    """A path whose every step is allowed: within the allowance, raised by the road bonus when every step kept
+    it (B3.4), or not."""
+    m = c.m
     road_bonus = bonus and bool(rulings)
     allow = c.allowance + (c.p.road_bonus_mf if road_bonus else ZERO)
     lost = (None if road_bonus or not rulings else c.p.bonus_spoiled_by or
@@ -431,7 +395,18 @@ def reach(m: Map, unit: Unit | str | Mapping[str, Any] | None, start: Location |
     (Fraction(5, 1), Fraction(0, 1))
     """
     c = _context(m, unit, allowance, dash=dash, rout=rout, conditions=conditions, chart=chart)
-    s = _loc(m, start, "from")
+    return _ruled_reach(c, parse_location(m, start, "from"))
+
+
+def rule_reach(c: Context, start: Location) -> ReachRuling:
+    """:func:`reach` for typed values only: everywhere :func:`context` ``c``'s unit reaches from ``start``."""
+    return _ruled_reach(c, checked_location(c.m, start, "from"))
+
+
+def _ruled_reach(c: Context, s: Location) -> ReachRuling:
+    """Everywhere the unit reaches from checked Location ``s`` within its allowance: the least-cost search
+    over the shared tables, each Location's least cost and one cheapest path."""
+    m = c.m
     search = _search_tables(c)
     with gc_paused():
         dist, pred = _search(search, s, c.allowance)
@@ -456,7 +431,7 @@ def reach(m: Map, unit: Unit | str | Mapping[str, Any] | None, start: Location |
         # nowhere to go: the rules are those of the first moves the allowance could not pay for (or forbid)
         for n in m.neighbours(s.hex):
             try:
-                rules.extend(move_cost(m, c.unit, s, Location(n), conditions=c.cond, chart=c.chart).rules())
+                rules.extend(rule_move(context(m, c.unit, conditions=c.cond, chart=c.chart), s, Location(n)).rules())
             except QueryError:
                 continue
         if not rules:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import functools
 
+from ..errors import QueryError, UnknownLocation
 from ..grid import Hex, Hexside, Vertex
 from ..model import HexsideTerrain, Location, Map, narrow_street_bypass_blockers
 from .rulings import Prohibition
@@ -205,3 +206,28 @@ def _in_vca_obstacle(m: Map, h: Hex, obstacles: tuple[str, ...]) -> bool:
 
 
 # ============================================================================================ entry prohibitions
+
+
+def checked_location(m: Map, x: Location, key: str, parsed: bool = False) -> Location:
+    """Location ``x`` (or a Bypass position) checked against the map and in its canonical form: a Bypass
+    position naming the higher hex of a Crest-Line Narrow Street hexside is the lower hex's (P5.11), and a
+    unit in Bypass is at ground level (A4.3). ``parsed``: ``x`` comes from the map's own parser, which
+    checked it already. Errors name query key ``key``."""
+    if not parsed:
+        if x.hex not in m:
+            raise UnknownLocation(f"{key}: hex {x.hex!r} is not on map {m.name!r}")
+        if x.is_ground:
+            return x  # every hex of the map has its ground Location
+        try:
+            m.check_location(x.base())
+        except QueryError as e:
+            raise type(e)(f"{key}: {e}") from None
+    loc = x
+    if x.bypass is not None:
+        low = bypass_hex(m, x.bypass)
+        if low is not None and low != x.hex:
+            loc = Location(low, x.level, x.place, x.bypass, x.vertex)
+    if loc.is_bypass and (loc.level or loc.place):
+        raise QueryError(f"{key}: a unit in Bypass is at ground level (A4.3); expected a Bypass position such as "
+                         f"{m.name_of(loc.hex)}@... without '/{loc.place or loc.level}'")
+    return loc

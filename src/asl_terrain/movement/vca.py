@@ -11,9 +11,9 @@ from ..errors import QueryError
 from ..model import Location, Map
 from ..rulings import Item, fmt
 from ..units import Unit
-from .api import _as_unit, _loc
+from .names import as_unit, parse_location
 from .rulings import VcaRuling, _total
-from .terrain import _in_vca_obstacle, bypass_ns
+from .terrain import _in_vca_obstacle, bypass_ns, checked_location
 
 
 def vca_change(m: Map, unit: Unit | str | Mapping[str, Any] | None, at: Location | str, hexspines: int, *,
@@ -38,14 +38,31 @@ def vca_change(m: Map, unit: Unit | str | Mapping[str, Any] | None, at: Location
     >>> r.allowed, r.cost
     (True, Fraction(5, 1))
     """
-    u = _as_unit(unit)
+    u = as_unit(unit)
+    _check_vca_query(u, hexspines)
+    return _ruled_vca(m, u, parse_location(m, at, "at"), hexspines, motion_attempt, while_bypassing, chart)
+
+
+def rule_vca_change(m: Map, unit: Unit, at: Location, hexspines: int, *, motion_attempt: bool = False,
+                    while_bypassing: bool = False, chart: Chart | None = None) -> VcaRuling:
+    """:func:`vca_change` for typed values only (``at`` is checked against the map and made canonical)."""
+    _check_vca_query(unit, hexspines)
+    return _ruled_vca(m, unit, checked_location(m, at, "at"), hexspines, motion_attempt, while_bypassing, chart)
+
+
+def _check_vca_query(u: Unit, hexspines: int) -> None:
+    """A VCA change is for vehicles and Wagons, by 0-5 hexspines."""
     if u.type not in ("vehicle", "motorcycle", "wagon"):
         raise QueryError(f"unit: a VCA change is for vehicles and Wagons, not {u.type}; expected a vehicle, "
                          "motorcycle or wagon")
     if isinstance(hexspines, bool) or not isinstance(hexspines, int) or not 0 <= hexspines <= 5:
         raise QueryError(f"hexspines: expected a whole number 0-5 (3 is a 180-degree turn), got {hexspines!r}")
+
+
+def _ruled_vca(m: Map, u: Unit, loc: Location, hexspines: int, motion_attempt: bool, while_bypassing: bool,
+               chart: Chart | None) -> VcaRuling:
+    """The VCA change at checked Location ``loc``: none, on a Narrow Street (P5.123), or elsewhere (D2.11)."""
     ch = chart if chart is not None else default_chart()
-    loc = _loc(m, at, "at")
     turn = min(hexspines, 6 - hexspines)
     units = "MP" if u.pays_mp else "MF"
     name = m.name_of(loc)
