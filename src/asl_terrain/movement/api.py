@@ -45,8 +45,13 @@ def context(m: Map, unit: Unit, allowance: Fraction | None = None, *, dash: bool
     ``conditions`` (the map's when None), the typed values the rules read; checks the flags (only Infantry
     Dash, A4.63, or rout, A10.5)."""
     _check_flags(unit, dash, rout)
+    return _cached(m, unit, allowance, dash, rout, conditions if conditions is not None else m.conditions, chart)
+
+
+def _cached(m: Map, unit: Unit, allowance: Fraction | None, dash: bool, rout: bool, cond: Conditions,
+            chart: Chart | None) -> Context:
+    """The context of these typed values, from the map's cache or made and kept there."""
     ch = chart if chart is not None else default_chart()
-    cond = conditions if conditions is not None else m.conditions
     allow = allowance if allowance is not None else unit.allowance
     key = (ch, cond, unit, allow, dash, rout)
     per = _per_map(m)
@@ -75,7 +80,7 @@ def _context(m: Map, unit: Unit | str | Mapping[str, Any] | None, allowance: Any
     u = as_unit(unit)
     _check_flags(u, dash, rout)
     cond = m.conditions_for(conditions)
-    return context(m, u, as_allowance(allowance), dash=dash, rout=rout, conditions=cond, chart=chart)
+    return _cached(m, u, as_allowance(allowance), dash, rout, cond, chart)
 
 
 #: the allowance of the context that builds the search's tables (any positive value: the tables do not
@@ -329,16 +334,16 @@ def _search(t: Tables, start: Location,
     adjacency = t.adjacency
 
     def successors(x: int, d: int) -> Iterator[tuple[int, int, MoveRuling]]:
-        b = x & 1
+        kept = x & 1  # the road bonus is still possible on the way here
         for v, w, keeps, all_mf, r in adjacency(x >> 1):
             if all_mf:
                 if d or not cut:
                     continue
                 w = cut
-            if b and keeps:
-                yield 2 * v + 1, w, r  # the cutoff, cut_b, is the search's own
+            if kept and keeps:
+                yield v + v + 1, w, r  # the cutoff, cut_b, is the search's own
             elif d + w <= cut:
-                yield 2 * v, w, r
+                yield v + v, w, r
 
     return dijkstra(2 * t.node_id(start) + (1 if c.bonus_unit else 0), successors, cut_b)
 

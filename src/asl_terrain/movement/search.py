@@ -35,6 +35,7 @@ def dijkstra(source: N, successors: Callable[[N, int], Iterable[tuple[N, int | N
     heap: list[tuple[int, int, N]] = [(0, 0, source)]
     seq = 0
     pop, push = heapq.heappop, heapq.heappush
+    limit = cutoff if cutoff is not None else float("inf")
     while heap:
         d, _, x = pop(heap)
         if d > dist[x]:
@@ -43,7 +44,7 @@ def dijkstra(source: N, successors: Callable[[N, int], Iterable[tuple[N, int | N
             if c is None:
                 continue
             nd = d + c
-            if cutoff is not None and nd > cutoff:
+            if nd > limit:
                 continue
             old = dist.get(y)
             if old is None or nd < old:
