@@ -1,7 +1,9 @@
 """The LOS engine's fast paths give the plain path's answers (issue 13).
 
-* a thread traced as it is walked (``los._stream``, a shape met for the first time) yields exactly the
-  contacts of its compiled template, on random maps and threads (centre dots and Bypass vertices);
+* a thread traced as it is walked (``los._stream``, a shape met for the first time) and its compiled
+  template yield exactly the contacts read off the exact trace (``grid.trace``'s record of spans, hexsides
+  crossed and run along, vertices) by an independent derivation (``_from_trace``), on random maps and
+  threads (centre dots and Bypass vertices);
 * rulings decided through the streamed walk equal those through the compiled template;
 * a map's derived tables are built once, kept with the map and bounded;
 * rulings asked from many threads at once equal the serial ones (the web page queries concurrently).
@@ -16,9 +18,58 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from test_los import small_maps
 
+from asl_terrain import grid
 from asl_terrain import los as L
-from asl_terrain.grid import Hex
+from asl_terrain.grid import Hex, Hexside, Trace, Vertex
 from asl_terrain.model import Location, Map, load_demo
+
+
+def _vertex_sides(v: Vertex, dx: int, dy: int, t: float) -> list[Hex]:
+    """The hexsides at vertex ``v`` that a thread of direction (dx, dy) does not run along, the lone one on
+    its side of the thread first, as their hexes."""
+    vx, vy = v.point()
+    left: list[Hexside] = []
+    right: list[Hexside] = []
+    for hs in v.hexsides():
+        e1, e2 = hs.endpoints()
+        ex, ey = e2 if e1 == (vx, vy) else e1
+        side = dx * (ey - vy) - dy * (ex - vx)
+        (left if side > 0 else right if side < 0 else []).append(hs)
+    lone, others = (left, right) if len(left) == 1 else (right, left)
+    return [h for hs in (*lone, *others) for h in (hs.a, hs.b)]
+
+
+def _from_trace(tr: Trace, ix: Any) -> list[tuple[Any, ...]]:
+    """The contacts of a thread read off its :class:`Trace` (hexes as ``ix(hex)``), sorted by t, what ends or
+    is crossed at a t before what starts there: the derivation the engine's walk must agree with."""
+    (px, py), (qx, qy) = tr.start, tr.end
+    dx, dy = qx - px, qy - py
+    events: list[tuple[Any, int, tuple[Any, ...]]] = []
+    ends_at: dict[Any, tuple[Hex, ...]] = {}
+    starts_at: dict[Any, tuple[Hex, ...]] = {}
+    for sp in tr.spans:
+        events.append((sp.t_in, 1, (L._S, float(sp.t_in), float(sp.t_out), ix(sp.hex))))
+        ends_at[sp.t_out], starts_at[sp.t_in] = (sp.hex,), (sp.hex,)
+    for t0, t1, hs in tr.along:
+        events.append((t0, 1, (L._A, float(t0), float(t1), ix(hs.a), ix(hs.b))))
+        ends_at[t1], starts_at[t0] = hs.hexes, hs.hexes
+    for t, hs in tr.crossed:
+        events.append((t, 0, (L._X, float(t), float(t), ix(hs.a), ix(hs.b))))
+    for t, v in tr.vertices:
+        if not 0 < t < 1:
+            continue
+        f = float(t)
+        prev, nxt = ends_at[t], starts_at[t]
+        for h in v.hexes:
+            if h not in prev and h not in nxt:
+                events.append((t, 0, (L._T, f, f, ix(h))))
+        pairs = [(a, b) for a in prev for b in nxt] if len(prev) == 1 or len(nxt) == 1 else []
+        for a, b in pairs:
+            a, b = min(a, b), max(a, b)
+            events.append((t, 0, (L._P, f, f, ix(a), ix(b))))
+        events.append((t, 0, (L._V, f, f, *(ix(h) for h in _vertex_sides(v, dx, dy, f)))))
+    events.sort(key=lambda e: e[:2])
+    return [e[2] for e in events]
 
 
 def _points(m: Map, data: Any) -> tuple[tuple[int, int], tuple[int, int]]:
@@ -40,8 +91,10 @@ def test_a_streamed_thread_meets_exactly_the_contacts_of_its_template(m: Map, da
     for _ in range(10):
         p, q = _points(m, data)
         comp, base = tab.compiled(p, q)
-        want = [(c[0], c[1], c[2], *(base + x for x in c[3:])) for c in comp.contacts]
+        compiled = [(c[0], c[1], c[2], *(base + x for x in c[3:])) for c in comp.contacts]
+        want = _from_trace(grid.trace(p, q), tab.idx)
         assert list(L._stream(tab, p, q)) == want
+        assert compiled == want
 
 
 def test_threads_along_hexsides_and_through_vertices_stream_as_compiled() -> None:
@@ -55,8 +108,9 @@ def test_threads_along_hexsides_and_through_vertices_stream_as_compiled() -> Non
             for dr in range(-6, 7):
                 q = Hex(start.col + dc, start.row + dr).centre()
                 comp, base = tab.compiled(p, q)
-                want = [(c[0], c[1], c[2], *(base + x for x in c[3:])) for c in comp.contacts]
-                assert list(L._stream(tab, p, q)) == want, (p, q)
+                compiled = [(c[0], c[1], c[2], *(base + x for x in c[3:])) for c in comp.contacts]
+                want = _from_trace(grid.trace(p, q), tab.idx)
+                assert list(L._stream(tab, p, q)) == want == compiled, (p, q)
 
 
 def _outcome(o: L._Outcome) -> tuple[Any, ...]:

@@ -32,11 +32,13 @@ This module uses the standard library only and imports nothing from the package 
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 import math
 import re
 from dataclasses import dataclass
+from enum import IntEnum
 from fractions import Fraction
+from typing import Any, TypeVar
 
 from .errors import BadName, NotAdjacent
 from .limits import MAX_HEX_NAME
@@ -46,11 +48,13 @@ __all__ = [
     "Hexside",
     "Naming",
     "Point",
+    "Contact",
     "Span",
     "Trace",
     "Vertex",
     "column_index",
     "column_label",
+    "contacts",
     "Grid",
     "hex_corners",
     "locate",
@@ -804,8 +808,8 @@ class Trace:
         return tuple(seen)
 
 
-_ZERO = Fraction(0)
-_ONE = Fraction(1)
+H = TypeVar("H")
+T = TypeVar("T")
 
 
 def _vertex_rule(dx: int, dy: int, west_type: bool) -> tuple[bool, int, int, int, int]:
@@ -864,6 +868,162 @@ def _front_chain(dx: int, dy: int) -> list[tuple[int, int, int, int, int, int]]:
     return chain
 
 
+class Contact(IntEnum):
+    """What a thread meets, one contact at a time, in order along it (:func:`contacts`)."""
+
+    SPAN = 0    # (SPAN, t0, t1, h): a hex interior passed through from t0 to t1
+    ALONG = 1   # (ALONG, t0, t1, a, b): the hexside between a and b run along lengthwise
+    TOUCH = 2   # (TOUCH, t, t, h): a hex only touched at a vertex passed through
+    CROSS = 3   # (CROSS, t, t, a, b): the hexside between a and b crossed between its end vertices
+    VERTEX = 4  # (VERTEX, t, t, a, b, c, d[, e, f]): the hexsides at a vertex passed through, not run
+    #             along, by the side of the thread: the lone one on its side (a-b) first
+    PASS = 5    # (PASS, t, t, a, b): the thread goes from hex a to hex b (or b to a) through a vertex
+    AT = 6      # (AT, t, t, a, b, c): the thread is at the vertex of hexes a, b, c, its ends included
+    #             (only with ``at=True``, instead of TOUCH, PASS and VERTEX)
+
+
+# The walk yields the kinds' int values (a tuple of ints and floats is left alone by the garbage
+# collector; one holding an Enum member is traversed at every collection).
+_C_SPAN, _C_ALONG, _C_TOUCH, _C_CROSS, _C_VERTEX, _C_PASS, _C_AT = (int(k) for k in Contact)
+
+# The hexsides meeting at a vertex, as pairs of its hexes (indices into the canonical triple) and the
+# offset from the vertex to the hexside's other end: for a vertex with x % 3 == 2 (hexes W, NE, SE) and
+# for one with x % 3 == 1 (hexes NW, SW, E), in the order of Vertex.hexsides.
+_VERTEX_SIDES = (
+    ((0, 1, -1, -1), (0, 2, -1, 1), (1, 2, 2, 0)),
+    ((0, 1, -2, 0), (0, 2, 1, -1), (1, 2, 1, 1)),
+)
+
+
+def _sides_by_side(dx: int, dy: int, west_type: bool) -> tuple[int, ...]:
+    """For a thread of direction (dx, dy) through a vertex of the given type: the trio indices of the
+    hexsides there that it does not run along, the lone one on its side of the thread first."""
+    left: list[tuple[int, int]] = []
+    right: list[tuple[int, int]] = []
+    for i, j, ex, ey in _VERTEX_SIDES[0 if west_type else 1]:
+        side = dx * ey - dy * ex
+        if side > 0:
+            left.append((i, j))
+        elif side < 0:
+            right.append((i, j))
+    lone, others = (left, right) if len(left) == 1 else (right, left)
+    assert len(lone) == 1 and 1 <= len(others) <= 2, (dx, dy, west_type)
+    return tuple(x for pair in (*lone, *others) for x in pair)
+
+
+def contacts(p: Point, q: Point, hex_at: Callable[[int, int], H], t_of: Callable[[int, int], T],
+             at: bool = False) -> Iterator[tuple[Any, ...]]:
+    """The thread from ``p`` to ``q``, contact by contact (:class:`Contact`), in order along it: by t, and at
+    one t what ends or is crossed there before what starts there (a hex entered, a hexside run along).
+
+    This is the one exact walk of the grid (A6.1): :func:`trace` collects it into a :class:`Trace`, and the
+    LOS engine reads it as it walks a thread (stopping at the first block) or compiles it into a thread
+    shape. Hexes are given as ``hex_at(x, y)`` of their centre dots (a :class:`Hex`, or an engine's index)
+    and every t as ``t_of(numerator, denominator)`` (a Fraction, or a float). The hexes of a hexside come in
+    canonical order (as :class:`Hexside` sorts them) when ``hex_at`` keeps (col, row) order. Contacts at
+    the thread's own end vertices are not given, except ``AT`` with ``at``.
+
+    The walk goes from hex to hex (or vertex to vertex along hexsides) by exact integer edge tests, so a
+    thread exactly along a hexside or exactly through a vertex is recognised at any range.
+    """
+    px, py = p
+    qx, qy = q
+    if (px + py) & 1 or (qx + qy) & 1:
+        raise ValueError(f"trace({p}, {q}): both ends must be centre dots or vertices (X + Y even)")
+    at_vertex = px % 3 != 0
+    if p == q:
+        if not at_vertex:
+            yield (_C_SPAN, t_of(0, 1), t_of(1, 1), hex_at(px, py))
+        elif at:
+            yield (_C_AT, t_of(0, 1), t_of(0, 1), *_trio(px, py, hex_at))
+        return
+    dx, dy = qx - px, qy - py
+    dd = dx * dx + dy * dy
+    chain = _front_chain(dx, dy)
+    rule_west = _vertex_rule(dx, dy, True)
+    rule_east = _vertex_rule(dx, dy, False)
+    sides_west = _sides_by_side(dx, dy, True)
+    sides_east = _sides_by_side(dx, dy, False)
+    limit = 4 * (abs(dx) + abs(dy)) + 8  # far more steps than any thread takes; a guard against bugs
+
+    # State: in the interior of hex h (at_vertex False: its centre (cx, cy), entered at t) or at a vertex
+    # (at_vertex True: the vertex (cx, cy), reached at t); prev: the hex or the two hexes of the hexside run
+    # along that the thread leaves a vertex from.
+    cx, cy = px, py
+    t = t_of(0, 1)
+    h = None if at_vertex else hex_at(px, py)
+    prev: tuple[Any, ...] = ()
+    for _ in range(limit):
+        if at_vertex:
+            west = cx % 3 == 2
+            trio = _trio(cx, cy, hex_at)
+            is_along, sx, sy, i, j = rule_west if west else rule_east
+            if at:
+                yield (_C_AT, t, t, *trio)
+            if cx == qx and cy == qy:
+                return
+            nxt = (trio[i], trio[j]) if is_along else (trio[i],)
+            if prev and not at:  # a vertex passed (not the one the thread starts at)
+                for x in trio:
+                    if x not in prev and x not in nxt:
+                        yield (_C_TOUCH, t, t, x)
+                for a, b in _passes(prev, nxt):
+                    yield (_C_PASS, t, t, a, b) if (a < b) else (_C_PASS, t, t, b, a)
+                yield (_C_VERTEX, t, t, *(trio[k] for k in (sides_west if west else sides_east)))
+            cx, cy = cx + sx, cy + sy
+            if is_along:
+                t1 = t_of((cx - px) * dx + (cy - py) * dy, dd)
+                yield (_C_ALONG, t, t1, trio[i], trio[j])
+                prev = nxt
+                t = t1
+            else:
+                h = trio[i]
+                at_vertex = False
+            continue
+        if cx == qx and cy == qy:
+            yield (_C_SPAN, t, t_of(1, 1), h)
+            return
+        rx, ry = cx - px, cy - py
+        base = dx * ry - dy * rx  # side test of the centre; a vertex's is base + its K
+        for k_end, k, sx, sy, ex, ey in chain:
+            side = base + k_end
+            if side < 0:
+                continue
+            if side == 0:  # leaves through vertex k
+                cx, cy = cx + sx + ex, cy + sy + ey
+                t1 = t_of((cx - px) * dx + (cy - py) * dy, dd)
+                yield (_C_SPAN, t, t1, h)
+                prev = (h,)
+                t, at_vertex = t1, True
+            else:  # crosses hexside k between its end vertices
+                t1 = t_of((rx + sx) * ey - (ry + sy) * ex, dx * ey - dy * ex)
+                yield (_C_SPAN, t, t1, h)
+                nx, ny = _NEIGHBOUR_STEP[k]
+                cx, cy = cx + nx, cy + ny
+                n = hex_at(cx, cy)
+                yield (_C_CROSS, t1, t1, h, n) if k in (1, 2, 3) else (_C_CROSS, t1, t1, n, h)
+                h, t = n, t1
+            break
+    raise RuntimeError(f"trace({p}, {q}) did not reach its end: a bug in grid.contacts")  # pragma: no cover
+
+
+def _trio(x: int, y: int, hex_at: Callable[[int, int], H]) -> tuple[H, H, H]:
+    """The three hexes at vertex (x, y), in canonical order (see :func:`_vertex_at`)."""
+    if x % 3 == 2:
+        return (hex_at(x - 2, y), hex_at(x + 1, y - 1), hex_at(x + 1, y + 1))
+    return (hex_at(x - 1, y - 1), hex_at(x - 1, y + 1), hex_at(x + 2, y))
+
+
+def _passes(prev: tuple[H, ...], nxt: tuple[H, ...]) -> tuple[tuple[H, H], ...]:
+    """The passes from hex to hex at a vertex: from the hex (or the hexside's two hexes) the thread arrives
+    from to the hex (or two) it leaves into; none from a hexside run along to another."""
+    if len(prev) == 1:
+        return tuple((prev[0], n) for n in nxt)
+    if len(nxt) == 1:
+        return tuple((a, nxt[0]) for a in prev)
+    return ()
+
+
 @functools.lru_cache(maxsize=1 << 16)
 def trace(p: Point, q: Point) -> Trace:
     """Trace the straight thread from ``p`` to ``q`` exactly: hexes entered, hexsides crossed or run
@@ -882,8 +1042,8 @@ def trace(p: Point, q: Point) -> Trace:
     :attr:`Trace.touched` lists them all. The rules decide what a touch means (inherent terrain in
     either flanking hex, obstacles only in both); this function only reports the geometry.
 
-    The walk goes from hex to hex (or vertex to vertex along hexsides) by exact edge tests, so its
-    cost grows with the range only. Results are cached (``functools.lru_cache``); ``trace.__wrapped__``
+    The walk is :func:`contacts`' (from hex to hex, or vertex to vertex along hexsides, by exact edge
+    tests), so its cost grows with the range only. Results are cached (``functools.lru_cache``); ``trace.__wrapped__``
     is the uncached function.
 
     Parameters
@@ -910,81 +1070,20 @@ def trace(p: Point, q: Point) -> Trace:
     >>> [h.name for h in t.touched]
     ['H13', 'I13', 'I14', 'J13', 'K13', 'K14', 'L13']
     """
-    px, py = p
-    qx, qy = q
-    if (px + py) & 1 or (qx + qy) & 1:
-        raise ValueError(f"trace({p}, {q}): both ends must be centre dots or vertices (X + Y even)")
     spans: list[Span] = []
     crossed: list[tuple[Fraction, Hexside]] = []
     along: list[tuple[Fraction, Fraction, Hexside]] = []
     vertices: list[tuple[Fraction, Vertex]] = []
-    if p == q:
-        if px % 3 == 0:
-            spans.append(Span(_hex_at(px, py), _ZERO, _ONE))
+    for c in contacts(p, q, _hex_at, Fraction, at=True):
+        k = c[0]
+        if k == _C_SPAN:
+            spans.append(Span(c[3], c[1], c[2]))
+        elif k == _C_CROSS:
+            crossed.append((c[1], _new_hexside(c[3], c[4])))
+        elif k == _C_ALONG:
+            along.append((c[1], c[2], _new_hexside(c[3], c[4])))
         else:
-            vertices.append((_ZERO, _vertex_at(px, py)))
-        return Trace(p, q, tuple(spans), (), (), tuple(vertices))
-
-    dx, dy = qx - px, qy - py
-    dd = dx * dx + dy * dy
-    chain = _front_chain(dx, dy)
-    rule_west = _vertex_rule(dx, dy, True)
-    rule_east = _vertex_rule(dx, dy, False)
-    limit = 4 * (abs(dx) + abs(dy)) + 8  # far more steps than any thread takes; a guard against bugs
-
-    # State: in the interior of hex h (at_vertex False: centre (cx, cy), entered at t) or at a vertex
-    # (at_vertex True: the vertex is (cx, cy), reached at t). Hex objects are made once and handed on.
-    at_vertex = px % 3 != 0
-    cx, cy = px, py
-    t = _ZERO
-    h = _hex_at(px, py) if not at_vertex else None
-    for _ in range(limit):
-        if at_vertex:
-            if cx % 3 == 2:
-                trio = (_hex_at(cx - 2, cy), _hex_at(cx + 1, cy - 1), _hex_at(cx + 1, cy + 1))
-                is_along, sx, sy, i, j = rule_west
-            else:
-                trio = (_hex_at(cx - 1, cy - 1), _hex_at(cx - 1, cy + 1), _hex_at(cx + 2, cy))
-                is_along, sx, sy, i, j = rule_east
-            vertices.append((t, _new_vertex(*trio)))
-            if cx == qx and cy == qy:
-                break
-            cx, cy = cx + sx, cy + sy
-            if is_along:
-                t1 = Fraction((cx - px) * dx + (cy - py) * dy, dd)
-                along.append((t, t1, _new_hexside(trio[i], trio[j])))
-                t = t1
-            else:
-                h = trio[i]
-                at_vertex = False
-            continue
-        assert h is not None
-        if cx == qx and cy == qy:
-            spans.append(Span(h, t, _ONE))
-            break
-        rx, ry = cx - px, cy - py
-        base = dx * ry - dy * rx  # side test of the centre; a vertex's is base + its K
-        for k_end, k, sx, sy, ex, ey in chain:
-            side = base + k_end
-            if side < 0:
-                continue
-            if side == 0:  # leaves through vertex k
-                cx, cy = cx + sx + ex, cy + sy + ey
-                t1 = Fraction((cx - px) * dx + (cy - py) * dy, dd)
-                spans.append(Span(h, t, t1))
-                t, at_vertex = t1, True
-            else:  # crosses hexside k between its end vertices
-                t1 = Fraction((rx + sx) * ey - (ry + sy) * ex, dx * ey - dy * ex)
-                spans.append(Span(h, t, t1))
-                nx, ny = _NEIGHBOUR_STEP[k]
-                cx, cy = cx + nx, cy + ny
-                col = cx // 3
-                n = Hex(col, (cy - (col & 1)) >> 1)
-                crossed.append((t1, _new_hexside(h, n) if k in (1, 2, 3) else _new_hexside(n, h)))
-                h, t = n, t1
-            break
-    else:  # pragma: no cover - the walk always ends well within the limit
-        raise RuntimeError(f"trace({p}, {q}) did not reach its end: a bug in grid.trace")
+            vertices.append((c[1], _new_vertex(c[3], c[4], c[5])))
     return Trace(p, q, tuple(spans), tuple(crossed), tuple(along), tuple(vertices))
 
 

@@ -41,6 +41,7 @@ Never render, ask or cli.
 from __future__ import annotations
 
 import math
+from operator import truediv
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from fractions import Fraction
@@ -1017,7 +1018,7 @@ class _Tables:
         if c is None:
             if len(self.templates) >= _TEMPLATE_LIMIT:  # bounded: a big map's viewsheds do not keep every shape
                 self.templates.clear()
-            c = self.templates[key] = _Compiled(_compile_generic(key, self.tolerance), self.stride)
+            c = self.templates[key] = _Compiled(key, self.stride, self.tolerance)
         dcol = (x - kx) // 3
         drow = (y - ky) >> 1
         base = (dcol - self.c0) * self.stride + (drow - self.r0)
@@ -1175,127 +1176,6 @@ _Contacts: TypeAlias = tuple[tuple[Any, ...], ...]
 _UNSET: Any = object()
 
 
-@dataclass(slots=True)
-class _Generic:
-    """A compiled thread shape, hexes relative to the start's translation class.
-
-    ``nudged`` (the contacts of the thread shifted a hair to either side, for the A6.1 borderline test) is
-    worked out only when first asked for: most rulings do not ask (a viewshed, a LOS table)."""
-
-    contacts: _Contacts      # (kind, t, rel hexes...)
-    start_vertex: tuple[tuple[int, int], ...]
-    end_vertex: tuple[tuple[int, int], ...]
-    key: tuple[int, int, int, int]
-    tol: float
-    _nudged: Any = _UNSET
-
-    @property
-    def nudged(self) -> tuple[_Contacts, _Contacts] | None:
-        got = self._nudged
-        if got is _UNSET:
-            kx, ky, dx, dy = self.key
-            p, q = (kx, ky), (kx + dx, ky + dy)
-            got = None
-            if self.tol > 0:
-                got = _nudged_variants(grid.trace.__wrapped__(p, q), p, q, self.start_vertex, self.end_vertex,
-                                       self.contacts, self.tol)
-            self._nudged = got
-        return got  # type: ignore[no-any-return]
-
-
-def _rel(h: Hex) -> tuple[int, int]:
-    return (h.col, h.row)
-
-
-def _compile_generic(key: tuple[int, int, int, int], tol: float) -> _Generic:
-    kx, ky, dx, dy = key
-    p = (kx, ky)
-    q = (kx + dx, ky + dy)
-    tr = grid.trace.__wrapped__(p, q)
-    # each event: (float t, exact t, order, contact); every t turned into a float once
-    events: list[tuple[float, Fraction, int, tuple[Any, ...]]] = []
-    inner = [(t, v) for t, v in tr.vertices if 0 < t < 1]
-    # the hexes a thread leaves and enters at each vertex it passes, by exact t (numerator, denominator)
-    ends_at: dict[tuple[int, int], tuple[Hex, ...]] = {}
-    starts_at: dict[tuple[int, int], tuple[Hex, ...]] = {}
-    for sp in tr.spans:
-        t0, t1 = sp.t_in, sp.t_out
-        h = sp.hex
-        f0 = t0.numerator / t0.denominator
-        events.append((f0, t0, 1, (_S, f0, t1.numerator / t1.denominator, (h.col, h.row))))
-        if inner:
-            ends_at[(t1.numerator, t1.denominator)] = (h,)
-            starts_at[(t0.numerator, t0.denominator)] = (h,)
-    for t0, t1, hs in tr.along:
-        a, b = hs.a, hs.b
-        f0 = t0.numerator / t0.denominator
-        events.append((f0, t0, 1, (_A, f0, t1.numerator / t1.denominator, (a.col, a.row), (b.col, b.row))))
-        if inner:
-            ends_at[(t1.numerator, t1.denominator)] = hs.hexes
-            starts_at[(t0.numerator, t0.denominator)] = hs.hexes
-    for t, hs in tr.crossed:
-        a, b = hs.a, hs.b
-        f = t.numerator / t.denominator
-        events.append((f, t, 0, (_X, f, f, (a.col, a.row), (b.col, b.row))))
-    start_v: tuple[tuple[int, int], ...] = ()
-    end_v: tuple[tuple[int, int], ...] = ()
-    for t, v in tr.vertices:
-        if t == 0:
-            start_v = tuple(_rel(h) for h in v.hexes)
-        elif t == 1:
-            end_v = tuple(_rel(h) for h in v.hexes)
-    for t, v in inner:
-        f = t.numerator / t.denominator
-        tk = (t.numerator, t.denominator)
-        prev = ends_at.get(tk, ())
-        nxt = starts_at.get(tk, ())
-        for h in v.hexes:
-            if h not in prev and h not in nxt:
-                events.append((f, t, 0, (_T, f, f, _rel(h))))
-        pairs: list[tuple[Hex, Hex]] = []
-        if len(prev) == 1 and len(nxt) == 1:
-            pairs = [(prev[0], nxt[0])]
-        elif len(prev) == 1 and len(nxt) == 2:
-            pairs = [(prev[0], nxt[0]), (prev[0], nxt[1])]
-        elif len(prev) == 2 and len(nxt) == 1:
-            pairs = [(prev[0], nxt[0]), (prev[1], nxt[0])]
-        for a, b in pairs:
-            a, b = (a, b) if a < b else (b, a)
-            events.append((f, t, 0, (_P, f, f, _rel(a), _rel(b))))
-        events.append((f, t, 0, _vertex_sides(v, dx, dy, f)))
-    # by t, then crossings and vertices before what starts there; the float of t decides unless two floats
-    # tie (float rounding keeps order: a < b gives float(a) <= float(b)), then the exact Fraction does
-    events.sort(key=lambda e: e[:3])
-    contacts = tuple(e[3] for e in events)
-    return _Generic(contacts, start_v, end_v, key, tol)
-
-
-def _vertex_sides(v: grid.Vertex, dx: int, dy: int, t: float) -> tuple[Any, ...]:
-    """The ``_V`` contact of a thread (direction (dx, dy)) passing through vertex ``v``: the hexsides that
-    meet there and that the thread does not run along, sorted by the side of the thread they lie on.
-
-    The thread only touches each of them at its end vertex. A line through a vertex has one of them on
-    one side and one or two on the other; the lone one comes first: (_V, t, t, lone hexes, other hexes...).
-    """
-    vx, vy = v.point()
-    left: list[Hexside] = []
-    right: list[Hexside] = []
-    for hs in v.hexsides():
-        e1, e2 = hs.endpoints()
-        ex, ey = e2 if e1 == (vx, vy) else e1
-        side = dx * (ey - vy) - dy * (ex - vx)
-        if side > 0:
-            left.append(hs)
-        elif side < 0:
-            right.append(hs)
-    lone, others = (left, right) if len(left) == 1 else (right, left)
-    assert len(lone) == 1 and 1 <= len(others) <= 2, (v, dx, dy)
-    rels = [_rel(lone[0].a), _rel(lone[0].b)]
-    for hs in others:
-        rels += [_rel(hs.a), _rel(hs.b)]
-    return (_V, t, t, *rels)
-
-
 _SQ3 = math.sqrt(3.0)
 
 
@@ -1303,12 +1183,10 @@ def _true(pt: tuple[float, float]) -> tuple[float, float]:
     return (pt[0] / 2.0, pt[1] * _SQ3 / 2.0)
 
 
-def _nudged_variants(tr: Trace, p: Point, q: Point, start_v: tuple[tuple[int, int], ...],
-                     end_v: tuple[tuple[int, int], ...], contacts: tuple[tuple[Any, ...], ...],
-                     tol: float) -> tuple[tuple[tuple[Any, ...], ...],
-                                                                          tuple[tuple[Any, ...], ...]] | None:
-    """The contacts of the thread shifted by ``tol`` hex sizes to its left and to its right, or None when
-    no vertex lies within ``tol`` of the thread (then a shifted thread meets exactly the same hexes)."""
+def _nudged_variants(tr: Trace, p: Point, q: Point, tol: float) -> tuple[_Contacts, _Contacts] | None:
+    """The contacts of the thread shifted by ``tol`` hex sizes to its left and to its right (hexes as (col,
+    row)), or None when no vertex lies within ``tol`` of the thread (then a shifted thread meets exactly the
+    same hexes)."""
     ax, ay = _true(p)
     bx, by = _true(q)
     ux, uy = bx - ax, by - ay
@@ -1334,8 +1212,10 @@ def _nudged_variants(tr: Trace, p: Point, q: Point, start_v: tuple[tuple[int, in
     if not near:
         return None
     nx, ny = -uy / length, ux / length
-    first = _first_hexes(contacts, True)
-    last = _first_hexes(contacts, False)
+    first, last = _end_hexes(tr, True), _end_hexes(tr, False)
+    # the hexes of the vertex the thread starts (ends) at, if it does
+    start_v = {(h.col, h.row) for t, v in tr.vertices if t == 0 for h in v.hexes}
+    end_v = {(h.col, h.row) for t, v in tr.vertices if t == 1 for h in v.hexes}
     out = []
     for sign in (1.0, -1.0):
         d = tol * 1.000001 * sign
@@ -1354,13 +1234,14 @@ def _nudged_variants(tr: Trace, p: Point, q: Point, start_v: tuple[tuple[int, in
     return (out[0], out[1])
 
 
-def _first_hexes(contacts: tuple[tuple[Any, ...], ...], first: bool) -> set[tuple[int, int]]:
-    seq = contacts if first else tuple(reversed(contacts))
-    for c in seq:
-        if c[0] == _S:
-            return {c[3]}
-        if c[0] == _A:
-            return {c[3], c[4]}
+def _end_hexes(tr: Trace, first: bool) -> set[tuple[int, int]]:
+    """The hex (or the two hexes of the hexside run along) the thread first (last) passes through."""
+    span = (tr.spans[0] if first else tr.spans[-1]) if tr.spans else None
+    along = (tr.along[0] if first else tr.along[-1]) if tr.along else None
+    if span is not None and (along is None or (span.t_in < along[0] if first else span.t_out > along[1])):
+        return {(span.hex.col, span.hex.row)}
+    if along is not None:
+        return {(h.col, h.row) for h in along[2].hexes}
     return set()
 
 
@@ -1414,160 +1295,81 @@ def _walk_float(a: tuple[float, float], b: tuple[float, float]) -> list[tuple[in
 
 
 def _conv(cs: _Contacts, stride: int, with_x: bool = True) -> _Contacts:
-    """Contacts with hexes as index offsets for a map of this stride (``with_x`` False: only the contacts a
-    map without walls, hedges or B29 roadblocks reads)."""
+    """Contacts with hexes as (col, row) turned into index offsets for a map of this stride (``with_x``
+    False: only the contacts a map without walls, hedges or B29 roadblocks reads)."""
     out = []
     for c in cs:
         if not with_x and c[0] in (_X, _V, _P):
             continue
-        if len(c) == 4:
-            r = c[3]
-            out.append((c[0], c[1], c[2], r[0] * stride + r[1]))
-        else:
-            out.append((c[0], c[1], c[2], *(r[0] * stride + r[1] for r in c[3:])))
+        out.append((c[0], c[1], c[2], *(r[0] * stride + r[1] for r in c[3:])))
     return tuple(out)
 
 
 class _Compiled:
-    """A generic template with this map's index offsets; each variant converted when first read."""
+    """A thread shape (the start's class within the grid's period and the direction, ``key``) compiled for one
+    map: its contacts, hexes as index offsets from the start's translation (add the thread's base). The
+    variants are worked out when first read: most rulings ask for none (a viewshed, a LOS table)."""
 
-    __slots__ = ("_contacts", "_nudged", "_plain", "_plain_nudged", "g", "stride")
+    __slots__ = ("_nudged", "_plain", "_plain_nudged", "contacts", "key", "stride", "tol")
 
-    def __init__(self, g: _Generic, stride: int) -> None:
-        self.g = g
-        self.stride = stride
-        self._contacts: _Contacts | None = None
+    def __init__(self, key: tuple[int, int, int, int], stride: int, tol: float) -> None:
+        kx, ky, dx, dy = key
+        self.key, self.stride, self.tol = key, stride, tol
+
+        def rel(x: int, y: int) -> int:  # the offset of the hex whose centre is (x, y)
+            col = x // 3
+            return col * stride + ((y - (col & 1)) >> 1)
+
+        self.contacts: _Contacts = tuple(grid.contacts((kx, ky), (kx + dx, ky + dy), rel, truediv))
         self._plain: _Contacts | None = None
         self._nudged: Any = _UNSET
         self._plain_nudged: Any = _UNSET
-
-    @property
-    def contacts(self) -> _Contacts:
-        c = self._contacts
-        if c is None:
-            c = self._contacts = _conv(self.g.contacts, self.stride)
-        return c
 
     @property
     def plain(self) -> _Contacts:
         """Without hexsides crossed and vertices passed: for maps without walls, hedges or B29 roadblocks."""
         c = self._plain
         if c is None:
-            c = self._plain = _conv(self.g.contacts, self.stride, False)
+            c = self._plain = tuple(x for x in self.contacts if x[0] not in (_X, _V, _P))
         return c
+
+    def _nudged_rel(self) -> tuple[_Contacts, _Contacts] | None:
+        """The contacts of the thread shifted a hair to either side (the A6.1 borderline test), or None."""
+        if self.tol <= 0:
+            return None
+        kx, ky, dx, dy = self.key
+        p, q = (kx, ky), (kx + dx, ky + dy)
+        return _nudged_variants(grid.trace.__wrapped__(p, q), p, q, self.tol)
 
     @property
     def nudged(self) -> tuple[_Contacts, _Contacts] | None:
         n = self._nudged
         if n is _UNSET:
-            g = self.g.nudged
+            g = self._nudged_rel()
             n = self._nudged = (_conv(g[0], self.stride), _conv(g[1], self.stride)) if g is not None else None
+            if self._plain_nudged is _UNSET:
+                self._plain_nudged = ((_conv(g[0], self.stride, False), _conv(g[1], self.stride, False))
+                                      if g is not None else None)
         return n  # type: ignore[no-any-return]
 
     @property
     def plain_nudged(self) -> tuple[_Contacts, _Contacts] | None:
-        n = self._plain_nudged
-        if n is _UNSET:
-            g = self.g.nudged
-            n = self._plain_nudged = ((_conv(g[0], self.stride, False), _conv(g[1], self.stride, False))
-                                      if g is not None else None)
-        return n  # type: ignore[no-any-return]
+        if self._plain_nudged is _UNSET:
+            self.nudged
+        return self._plain_nudged  # type: ignore[no-any-return]
 
 
 def _stream(tab: _Tables, p: Point, q: Point) -> Iterator[tuple[Any, ...]]:
     """The contacts of the thread from ``p`` to ``q`` with absolute hex indices, generated as the thread is
-    traced: exactly the contacts (and order) of its compiled template (walk them with base 0), but a walk
-    that stops at the first block never traces the rest of the thread.
-
-    The trace is :func:`asl_terrain.grid.trace`'s walk, exact in integers, with hexes as table indices;
-    each contact is yielded when its end is known, which is the template's order (by t, a crossing or
-    vertex before what starts there)."""
-    px, py = p
-    qx, qy = q
-    dx, dy = qx - px, qy - py
+    traced (:func:`asl_terrain.grid.contacts`, the grid's one exact walk): the contacts (and order) of its
+    compiled shape walked with base 0, but a walk that stops at the first block never traces the rest."""
     stride, c0, r0 = tab.stride, tab.c0, tab.r0
 
     def ix(x: int, y: int) -> int:  # the table index of the hex whose centre is (x, y)
         col = x // 3
         return (col - c0) * stride + ((y - (col & 1)) >> 1) - r0
 
-    if dx == 0 and dy == 0:
-        if px % 3 == 0:
-            yield (_S, 0.0, 1.0, ix(px, py))
-        return
-    dd = dx * dx + dy * dy
-    chain = grid._front_chain(dx, dy)
-    rule_west = grid._vertex_rule(dx, dy, True)
-    rule_east = grid._vertex_rule(dx, dy, False)
-    steps = grid._NEIGHBOUR_STEP
-
-    at_vertex = px % 3 != 0
-    cx, cy = px, py
-    f = 0.0
-    h = -1 if at_vertex else ix(px, py)
-    prev: tuple[int, ...] = ()
-    for _ in range(4 * (abs(dx) + abs(dy)) + 8):
-        if at_vertex:
-            if cx % 3 == 2:
-                trio = (ix(cx - 2, cy), ix(cx + 1, cy - 1), ix(cx + 1, cy + 1))
-                is_along, sx, sy, i, j = rule_west
-            else:
-                trio = (ix(cx - 1, cy - 1), ix(cx - 1, cy + 1), ix(cx + 2, cy))
-                is_along, sx, sy, i, j = rule_east
-            if cx == qx and cy == qy:
-                return
-            nxt = (trio[i], trio[j]) if is_along else (trio[i],)
-            if (cx, cy) != (px, py):  # a vertex passed (not the one the thread starts at)
-                for x in trio:
-                    if x not in prev and x not in nxt:
-                        yield (_T, f, f, x)
-                if len(prev) == 1 and len(nxt) == 1:
-                    pairs = [(prev[0], nxt[0])]
-                elif len(prev) == 1 and len(nxt) == 2:
-                    pairs = [(prev[0], nxt[0]), (prev[0], nxt[1])]
-                elif len(prev) == 2 and len(nxt) == 1:
-                    pairs = [(prev[0], nxt[0]), (prev[1], nxt[0])]
-                else:
-                    pairs = []
-                for a, b in pairs:
-                    yield (_P, f, f, a, b) if a < b else (_P, f, f, b, a)
-                v = _vertex_sides(grid._vertex_at(cx, cy), dx, dy, f)
-                yield (v[0], f, f, *(ix(3 * c, 2 * r + (c & 1)) for c, r in v[3:]))
-            cx, cy = cx + sx, cy + sy
-            if is_along:
-                f1 = ((cx - px) * dx + (cy - py) * dy) / dd
-                yield (_A, f, f1, trio[i], trio[j])
-                prev = nxt
-                f = f1
-            else:
-                h = trio[i]
-                at_vertex = False
-            continue
-        if cx == qx and cy == qy:
-            yield (_S, f, 1.0, h)
-            return
-        rx, ry = cx - px, cy - py
-        base = dx * ry - dy * rx
-        for k_end, k, sx, sy, ex, ey in chain:
-            side = base + k_end
-            if side < 0:
-                continue
-            if side == 0:  # leaves through vertex k
-                cx, cy = cx + sx + ex, cy + sy + ey
-                f1 = ((cx - px) * dx + (cy - py) * dy) / dd
-                yield (_S, f, f1, h)
-                prev = (h,)
-                f, at_vertex = f1, True
-            else:  # crosses hexside k between its end vertices
-                f1 = ((rx + sx) * ey - (ry + sy) * ex) / (dx * ey - dy * ex)
-                yield (_S, f, f1, h)
-                nx, ny = steps[k]
-                cx, cy = cx + nx, cy + ny
-                n = ix(cx, cy)
-                yield (_X, f1, f1, h, n) if k in (1, 2, 3) else (_X, f1, f1, n, h)
-                h, f = n, f1
-            break
-    raise RuntimeError(f"_stream({p}, {q}) did not reach its end: a bug")  # pragma: no cover
+    return grid.contacts(p, q, ix, truediv)
 
 
 # ============================================================================================ the decision
