@@ -81,6 +81,21 @@ class Explained:
         return " ".join(self.sentences)
 
 
+class ItemsExplained(Explained):
+    """:class:`Explained` for a ruling whose ``items`` add up to its DRM: its rules are its items' rules
+    and its own ``rule_refs``."""
+
+    __slots__ = ()
+    items: tuple[Item, ...]
+
+    @property
+    def drm(self) -> Fraction:
+        return total(self.items)
+
+    def rules(self) -> tuple[str, ...]:
+        return distinct([*(i.rule for i in self.items), *self.rule_refs])
+
+
 @dataclass(frozen=True, slots=True)
 class Item:
     """One contribution to a ruling: an MF/MP cost, a TEM or a DRM, with why and the rule."""

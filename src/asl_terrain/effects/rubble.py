@@ -14,7 +14,7 @@ from ..chart import Chart, default_chart
 from ..errors import QueryError
 from ..grid import Hex
 from ..model import Counter, Location, Map
-from ..rulings import Explained, Item, distinct, fmt, num, total
+from ..rulings import Explained, Item, ItemsExplained, fmt, num
 from .common import name_list, ruling_json
 
 
@@ -127,19 +127,12 @@ def apply_rubble(m: Map, placement: RubblePlacement) -> Map:
 
 
 @dataclass(frozen=True, slots=True)
-class RubbleDrm(Explained):
+class RubbleDrm(ItemsExplained):
     """The drm a building Location adds to rubble determination (B24.11; none for stone in a Steeple, P5.2)."""
 
     items: tuple[Item, ...]
     rule_refs: tuple[str, ...]
     sentences: tuple[str, ...]
-
-    @property
-    def drm(self) -> Fraction:
-        return total(self.items)
-
-    def rules(self) -> tuple[str, ...]:
-        return distinct([*(i.rule for i in self.items), *self.rule_refs])
 
     def to_json(self) -> dict[str, Any]:
         return ruling_json("rubble-drm", {"drm": num(self.drm), "items": [i.to_json("amount") for i in self.items]},

@@ -13,7 +13,7 @@ from typing import Any
 from ..chart import Chart, default_chart
 from ..errors import QueryError
 from ..model import Location, Map
-from ..rulings import Explained, Item, distinct, fmt, num, total
+from ..rulings import Explained, Item, ItemsExplained, fmt, num, total
 from ..units import Unit
 from .common import is_ground_level, name_list, narrow_street_of, ruling_json
 
@@ -22,7 +22,7 @@ from .common import is_ground_level, name_list, narrow_street_of, ruling_json
 
 
 @dataclass(frozen=True, slots=True)
-class TcaChange(Explained):
+class TcaChange(ItemsExplained):
     """A TCA change on a Narrow Street (P5.122) and Non-Stopped status (P5.121)."""
 
     required: bool
@@ -34,13 +34,6 @@ class TcaChange(Explained):
     reason: str | None
     rule_refs: tuple[str, ...]
     sentences: tuple[str, ...]
-
-    @property
-    def drm(self) -> Fraction:
-        return total(self.items)
-
-    def rules(self) -> tuple[str, ...]:
-        return distinct([*(i.rule for i in self.items), *self.rule_refs])
 
     def to_json(self) -> dict[str, Any]:
         values: dict[str, Any] = {"required": self.required, "allowed": self.allowed, "drm": num(self.drm),
