@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 from asl_terrain.ask import answer_one
 from asl_terrain.errors import QueryError, UnknownLocation
 from asl_terrain.grid import Hex, column_label
-from asl_terrain.los import LosRuling, ViewshedRuling, los, viewshed
+from asl_terrain.los import LosRuling, ViewshedRuling, los, los_verdicts, viewshed
 from asl_terrain.model import Location, Map, load_demo
 
 MAPS = Path(__file__).parent / "maps"
@@ -66,6 +66,17 @@ def test_a_bypass_along_a_hexside_needs_its_vertex(demo: Map) -> None:
 def test_a_location_that_does_not_exist_is_an_error(demo: Map) -> None:
     with pytest.raises(UnknownLocation):
         los(demo, Location(Hex.parse("C8"), 3), demo.parse_location("C9"))
+
+
+def test_the_engine_takes_parsed_conditions_only(demo: Map) -> None:
+    """Names and objects are parsed at the edge (ask, the CLI): the engine refuses a raw mapping, naming the
+    type it expects and the parser to use."""
+    a, b = demo.parse_location("C8"), demo.parse_location("C9")
+    for call in (lambda: los(demo, a, b, conditions={"month": 1}),  # type: ignore[arg-type]
+                 lambda: viewshed(demo, a, conditions={"month": 1}),  # type: ignore[arg-type]
+                 lambda: list(los_verdicts(demo, [(a, b)], conditions={"month": 1}))):  # type: ignore[arg-type]
+        with pytest.raises(TypeError, match="expected a Conditions.*conditions_for"):
+            call()
 
 
 def test_bypass_position_is_traced_from_its_vertex(demo: Map) -> None:

@@ -42,7 +42,7 @@ from __future__ import annotations
 
 import math
 from operator import truediv
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from enum import IntEnum
@@ -2029,12 +2029,20 @@ def _height_advantage(tab: _Tables, A: _End, B: _End) -> Literal["from", "to"] |
 # ============================================================================================ public API
 
 
-def _resolve(m: Map, chart: Chart | None, conditions: Conditions | Mapping[str, Any] | None) -> _Tables:
-    return _tables(m, chart or default_chart(), m.conditions_for(conditions))
+def _resolve(m: Map, chart: Chart | None, conditions: Conditions | None) -> _Tables:
+    """The tables of ``m`` under the chart and conditions given (default: the bundled chart, the map's own
+    conditions). The engine takes typed values only: a query's ``conditions`` object is parsed at the edge
+    (``ask``, the CLI: :meth:`Map.conditions_for`), never here."""
+    if conditions is None:
+        conditions = m.conditions
+    elif not isinstance(conditions, Conditions):
+        raise TypeError(f"conditions: expected a Conditions (or None for the map's), got {type(conditions).__name__}; "
+                        "parse a query's conditions object with Map.conditions_for() first")
+    return _tables(m, chart or default_chart(), conditions)
 
 
 def los(m: Map, a: Location, b: Location, *, chart: Chart | None = None,
-        conditions: Conditions | Mapping[str, Any] | None = None,
+        conditions: Conditions | None = None,
         entrenched: tuple[bool, bool] = (False, False), borderline: bool = True,
         fire_lane: bool = False) -> LosRuling:
     """Whether Location ``a`` has a line of sight to ``b``, and everything that decided it (A6).
@@ -2046,8 +2054,9 @@ def los(m: Map, a: Location, b: Location, *, chart: Chart | None = None,
         Locations or Bypass positions at a vertex (``O17@O17-O18-N17``: traced from the vertex, A4.34).
     chart : Chart, optional
         The terrain chart (default: the bundled one).
-    conditions : Conditions or mapping, optional
-        Month and weather (orchard and grain seasons); default the map's.
+    conditions : Conditions, optional
+        Month, weather and SSR switches (orchard and grain seasons); default the map's. A query's
+        ``conditions`` object is parsed first (:meth:`Map.conditions_for`).
     entrenched : (bool, bool)
         Whether ``a`` / ``b`` is entrenched (B9.21, kept by P2.3).
     borderline : bool
@@ -2109,7 +2118,7 @@ def _ruling(tab: _Tables, A: _End, B: _End, out: _Outcome, ea: int, eb: int, up_
 
 
 def los_verdicts(m: Map, pairs: Iterable[tuple[Location, Location]], *, chart: Chart | None = None,
-                 conditions: Conditions | Mapping[str, Any] | None = None
+                 conditions: Conditions | None = None
                  ) -> Iterator[tuple[bool, int, bool, int]]:
     """For each pair (a, b), what :func:`los` ``(m, a, b, borderline=False)`` rules, as the plain values
     ``(clear, hindrance DRM, blind, range)``, without building the ruling: the batch path of LOS tables,
@@ -2153,7 +2162,7 @@ def viewshed_targets(m: Map, a: Location, level: int | None = None) -> list[Loca
 
 
 def viewshed(m: Map, a: Location, *, level: int | None = None, chart: Chart | None = None,
-             conditions: Conditions | Mapping[str, Any] | None = None, entrenched: bool = False) -> ViewshedRuling:
+             conditions: Conditions | None = None, entrenched: bool = False) -> ViewshedRuling:
     """Every hex's Location (ground level, or building level ``level`` where the hex has one) that ``a``
     sees, with the Hindrance DRM of each LOS: exactly those for which :func:`los` is clear (A6.1-.7)."""
     tab = _resolve(m, chart, conditions)

@@ -253,7 +253,7 @@ def test_b14_2_orchard_out_of_season_is_a_hindrance_only() -> None:
 def test_b14_2_orchard_season_follows_the_query_conditions() -> None:
     m = mk([H("C3", terrain="orchard"), H("C1", level=1)], month=6)
     assert not r(m, "C1", "C6").clear
-    assert r(m, "C1", "C6", conditions={"month": 1}).clear
+    assert r(m, "C1", "C6", conditions=m.conditions_for({"month": 1})).clear
 
 
 def test_a24_smoke_hinders_by_strength_from_any_height_and_in_the_own_hex() -> None:
@@ -433,7 +433,7 @@ def test_b14_2_out_of_season_orchards_never_block_from_above() -> None:
     for level, target in ((1, "C6"), (2, "C4")):
         m = mk([H("C1", level=level), H("C3", terrain="orchard")], month=6)
         assert not r(m, "C1", target).clear
-        x = r(m, "C1", target, conditions={"month": 1})
+        x = r(m, "C1", target, conditions=m.conditions_for({"month": 1}))
         assert x.clear and x.hindrance_drm == 1 and not x.blind
 
 
