@@ -395,14 +395,26 @@ def test_the_command_table_names_the_module_of_every_command() -> None:
 
 
 def test_one_command_imports_only_its_own_module() -> None:
-    """Start-up (issue 13): `los` on the demo map imports cli.los only (past the root options); --help and
-    an unknown command still see every command."""
+    """Start-up (issue 13): `los` on the demo map imports cli.los only (past the root options) and typer
+    builds that one command (not viewshed, defined beside it); the next command of that module still runs
+    in the same process; --help and an unknown command still see every command."""
     code = ("import sys; sys.argv = ['asl-terrain', '--debug', 'los', 'W2', 'W6']\n"
+            "import typer.main as tm\n"
+            "built = []\n"
+            "real = tm.get_command_from_info\n"
+            "def counted(*a, **kw):\n"
+            "    built.append((a[0] if a else kw['command_info']).name)\n"
+            "    return real(*a, **kw)\n"
+            "tm.get_command_from_info = counted\n"
             "from asl_terrain import cli\n"
-            "try:\n    cli.main()\nexcept SystemExit:\n    pass\n"
+            "for argv in (['los', 'W2', 'W6'], ['viewshed', 'W2']):\n"
+            "    sys.argv = ['asl-terrain', '--debug', *argv]\n"
+            "    try:\n        cli.main()\n    except SystemExit:\n        pass\n"
+            "print(built)\n"
             "print(sorted(m for m in sys.modules if m.startswith('asl_terrain.cli.')))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert "clear: yes" in out and out.splitlines()[-1] == "['asl_terrain.cli.los']", out
+    assert "visible:" in out and out.splitlines()[-2] == "['los', 'viewshed']", out
     helped = clirun.run_subprocess("--help")
     assert helped.returncode == 0 and "tem" in helped.stdout and "los-table" in helped.stdout
     typo = clirun.run_subprocess("tme", "W2")

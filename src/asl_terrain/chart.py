@@ -12,11 +12,9 @@ Imports: errors, limits, cache (and pydantic). Never an engine.
 from __future__ import annotations
 
 import math
-import tomllib
 from dataclasses import dataclass, fields
 from fractions import Fraction
 from functools import lru_cache
-from importlib.resources import files
 from pathlib import Path
 from typing import Any, Generic, Literal, Mapping, TypeVar
 
@@ -231,6 +229,8 @@ def _decode(text: str, source: str) -> dict[str, Any]:
     if text.startswith("\ufeff"):
         text = text[1:]
     guard_text(text, source, ChartError)
+    import tomllib  # only a chart not read back from the cache is parsed (start-up, issue 13)
+
     try:
         return tomllib.loads(text)
     except tomllib.TOMLDecodeError as e:
@@ -272,7 +272,8 @@ def _summary(source: str, problems: list[str]) -> str:
 
 @lru_cache(maxsize=1)
 def _bundled_text() -> str:
-    return (files("asl_terrain") / "data" / "terrain_chart.toml").read_text(encoding="utf-8")
+    # next to this module, as the package ships it (not importlib.resources: its import costs start-up)
+    return (Path(__file__).parent / "data" / "terrain_chart.toml").read_text(encoding="utf-8")
 
 
 #: the ``source`` of the bundled chart

@@ -1035,9 +1035,7 @@ def _build(mf: MapFile, grid: Grid, source: str) -> Map:
 
 def demo_map_path() -> Path:
     """The bundled demo map (the CLI's default map)."""
-    from importlib.resources import files
-
-    return Path(str(files("asl_terrain") / "data" / "demo.toml"))
+    return Path(__file__).parent / "data" / "demo.toml"
 
 
 def load_demo() -> Map:

@@ -21,7 +21,6 @@ from typing import Any, Optional
 import typer
 from rich.console import Console
 from rich.markup import escape
-from rich.table import Table
 
 from ..chart import Chart, load_chart
 from ..errors import UserError
@@ -55,13 +54,17 @@ def _import_commands(name: str) -> None:
 
 class _LazyTyper(typer.Typer):
     """A Typer whose command list imports every command module when it is first read, unless
-    :func:`main` is running one command whose module it imported itself."""
+    :func:`main` is running one command whose module it imported itself: then the list holds that one
+    command, so typer inspects one signature, not every command's (start-up, issue 13)."""
 
     _narrowed = False
+    _only: str | None = None
     _all_loaded = False
 
     @property
     def registered_commands(self) -> list[Any]:
+        if self._only is not None:  # a copy: nothing registers while it is set
+            return [c for c in self._commands if _name_of(c) == self._only] or self._commands
         if not (self._narrowed or self._all_loaded):
             self._all_loaded = True
             for name in _MODULES:
@@ -73,8 +76,14 @@ class _LazyTyper(typer.Typer):
         self._commands = value
 
 
+def _name_of(command: Any) -> str:
+    """A registered command's name, as typer names it (the function's name with dashes)."""
+    return str(command.name or command.callback.__name__.lower().replace("_", "-"))
+
+
 def _command_of(argv: list[str]) -> str | None:
-    """The module of the command ``argv`` runs, past the root options; None when unsure."""
+    """The command ``argv`` runs, past the root options, when it is one of :data:`COMMAND_MODULES`; None
+    when unsure."""
     i = 0
     while i < len(argv):
         a = argv[i]
@@ -83,7 +92,7 @@ def _command_of(argv: list[str]) -> str | None:
         elif a == "--chart":
             i += 2
         else:
-            return COMMAND_MODULES.get(a)
+            return a if a in COMMAND_MODULES else None
     return None
 
 
@@ -284,6 +293,8 @@ def print_answer(ans: dict[str, Any], keys: list[str] | None = None, item_key: s
             console.print(f"[bold]{k}[/]: {escape(format_value(ans[k]))}")
     items = ans.get("items")
     if items:
+        from rich.table import Table  # only answers with items draw a table (start-up, issue 13)
+
         t = Table(show_header=True, header_style="bold")
         key = next((k for k in _ITEM_COLUMNS if k in items[0]), item_key)
         header = _ITEM_COLUMNS.get(key, key.upper())
@@ -333,15 +344,17 @@ def format_value(v: Any) -> str:
 
 def main() -> None:
     """Console entry point: run the app, turning user errors into one line and exit status 2."""
-    module = _command_of(sys.argv[1:])
+    command = _command_of(sys.argv[1:])
     try:
-        if module is not None and not app._all_loaded:
+        if command is not None and not app._all_loaded:
             app._narrowed = True
-            _import_commands(module)
+            _import_commands(COMMAND_MODULES[command])
+            app._only = command
         try:
             rv = app(standalone_mode=False, prog_name="asl-terrain")
         finally:
             app._narrowed = False
+            app._only = None
         if isinstance(rv, int) and rv:
             sys.exit(rv)
     except UserError as e:
