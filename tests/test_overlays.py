@@ -168,3 +168,31 @@ def test_import_vasl_with_the_no_roads_ssr_image(tmp_path: Path) -> None:
     assert x.clear
     laid = ov.lay_ssr_images(vasl.read_board("bd01"), ["no-roads", "woods-as-brush"])
     assert laid.laid == ["SSR NoRoads (picture 1_NoRoads.gif at pixel (1, 1))"]  # type: ignore[attr-defined]
+
+
+@needs_vasl
+def test_conditions_ssr_lays_the_boards_ssr_image_by_itself() -> None:
+    """A map with ``[conditions] ssr = ["no-roads"]`` on bd01's artwork reads the board with its NoRoads
+    image laid, as `import-vasl --overlay "SSR NoRoads"` does: the same pixels under every thread, so the
+    same LOS, and the same movement (no road hexside either way, B3.1)."""
+    from asl_terrain.movement import move_cost
+    from asl_terrain.vasl import map_artwork
+
+    data = vasl.import_boards(["bd01"]).map
+    switched = Map.from_data({**data, "conditions": {"ssr": ["no-roads"]}}, source="bd01, ssr no-roads")
+    laid = Map.from_data(vasl.import_boards([ov.lay_overlays(vasl.read_board("bd01"), ["SSR NoRoads"])]).map,
+                         source="bd01 + SSR NoRoads")
+    plain = Map.from_data(data, source="bd01")
+    board = map_artwork(switched).archives[0][0]
+    assert getattr(board, "laid", None) == ["SSR NoRoads (picture 1_NoRoads.gif at pixel (1, 1))"]
+    assert np.array_equal(board.terrain, map_artwork(laid).archives[0][0].terrain)
+    assert not np.array_equal(board.terrain, map_artwork(plain).archives[0][0].terrain)
+    rng = np.random.default_rng(15)
+    hexes = [h.name for h in plain.hexes()]
+    for _ in range(150):
+        a, b = rng.choice(hexes, 2, replace=False)
+        x, y = (los(m, m.parse_location(str(a)), m.parse_location(str(b))) for m in (switched, laid))
+        assert (x.clear, x.to_json()["hindrance_drm"]) == (y.clear, y.to_json()["hindrance_drm"]), (a, b)
+    assert _road_hexsides(switched) == _road_hexsides(laid) == set()
+    for frm, to in (("F3", "G3"), ("Q5", "R5"), ("J2", "K3")):
+        assert move_cost(switched, "infantry", frm, to).to_json() == move_cost(laid, "infantry", frm, to).to_json()

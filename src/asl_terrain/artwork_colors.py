@@ -497,6 +497,7 @@ class ColourBoard(BoardArchive):
         self._image_cache: bytes | None = None
         self._streets: dict[tuple[str, str], str] | None = None
         self._slopes: dict[tuple[str, str], str] | None = None
+        self._derived: Any = None  # derive_board's reading, for the buildings' levels
 
     def image_bytes(self) -> bytes:
         """The picture as a GIF, shifted into the standard frame (unchanged when the shift is zero)."""
@@ -778,6 +779,75 @@ class ColourBoard(BoardArchive):
         counts = np.bincount(hi[hi >= 0], minlength=len(self.geometry.hexes))
         return {self.geometry.name(self.geometry.hexes[i]): int(counts[i]) for i in np.nonzero(counts)[0].tolist()}
 
+    def building_levels(self, table: TerrainTable | None = None) -> tuple[list[dict[str, Any]], list[str]]:
+        """Each building's levels by the rules, where the artwork prints none (the annotation's
+        ``[building_levels]``, ``by_rule = true``): a single-hex building is a Single Story House (B23.21,
+        the format's default: no block); a multi-hex building without a stairwell symbol a Two Story House
+        whose levels are linked in every hex (B23.22); one with stairwell symbols (the white centre dots,
+        VASL's stairways on bd01/bd03; the annotation may name others) ground, 1st and 2nd levels, linked
+        only at the symbols (B23.23, B23.42). The buildings are the derived reading's (one building: one
+        connected drawing). The annotation's own ``[[hex]]`` blocks come after and override these.
+        Returns the hex blocks and a note line per building given levels."""
+        rule = self.annotation.get("building_levels", {})
+        if not isinstance(rule, Mapping) or not rule.get("by_rule", False):
+            return [], []
+        from asl_terrain.vasl.derive import _name_sort_key, derive_board
+
+        table = table if table is not None else load_terrain_table()
+        if self._derived is None:
+            self._derived = derive_board(self, table)
+        marks = self.centre_marks(table)
+        # the white dot is ASL's stairwell; ``stairwell_marks`` names other marks read as one (St's squares)
+        shapes = {"large-dot", *(str(m) for m in rule.get("stairwell_marks", []))}
+        symbols = {h for h, m in marks.items() if m in shapes}
+        buildings: dict[str, list[str]] = {}
+        for h, t in self._derived.hexes.items():
+            if t.terrain == "building" and t.building_id:
+                buildings.setdefault(t.building_id, []).append(self.geometry.name(h))
+        blocks: list[dict[str, Any]] = []
+        notes: list[str] = []
+        tag = rule.get("tag", "R")
+        for bid, names in sorted(buildings.items()):
+            names.sort(key=_name_sort_key)
+            stairs = [n for n in names if n in symbols]
+            if stairs:
+                blocks.append({"at": names, "building_type": "multi-level", "upper_levels": 2})
+                blocks.append({"at": stairs, "stairwell": True})
+                notes.append(f"{', '.join(names)}: a multi-story building, ground, 1st and 2nd levels, stairwells "
+                             f"at {', '.join(stairs)} (B23.23, B23.42 [{tag}]: its stairwell symbols)")
+            else:
+                blocks.append({"at": names, "building_type": "two-story-house", "stairwell": True})
+                notes.append(f"{', '.join(names)}: a Two Story House, ground and 1st levels linked in every hex "
+                             f"(B23.22 [{tag}]: a multi-hex building without a stairwell symbol)")
+        return blocks, notes
+
+    def stream_depth(self, table: TerrainTable | None, blocks: list[dict[str, Any]]
+                     ) -> tuple[dict[str, Any] | None, str]:
+        """The annotation's ``[streams] depth`` (the artwork does not show it: a scenario's SSR does, B20.4)
+        given to every stream hex, those the colours show and those the annotation's blocks name; or None
+        without that key. ``[conditions] ssr = ["streams-deep"]`` (B20.43) and the like change it on a map."""
+        cfg = self.annotation.get("streams", {})
+        depth = cfg.get("depth") if isinstance(cfg, Mapping) else None
+        if depth is None:
+            return None, ""
+        if depth not in ("dry", "shallow", "deep", "flooded"):
+            raise MapError(f"{self.annotation_source}: [streams] depth must be 'dry', 'shallow', 'deep' or 'flooded', "
+                           f"not {depth!r}", source=self.annotation_source)
+        from asl_terrain.vasl.derive import _name_sort_key, derive_board
+
+        table = table if table is not None else load_terrain_table()
+        if self._derived is None:
+            self._derived = derive_board(self, table)
+        names = {self.geometry.name(h) for h, t in self._derived.hexes.items() if t.stream}
+        names |= {str(a) for b in self.annotation.get("hex", []) if b.get("stream")
+                  for a in (b["at"] if isinstance(b.get("at"), list) else [b.get("at")])}
+        if not names:
+            return None, ""
+        at = sorted(names, key=_name_sort_key)
+        return ({"at": at, "stream": depth},
+                f"stream = {json.dumps(depth)}: {len(at)} stream hexes ({cfg.get('rule', 'B20.4')} "
+                f"[{cfg.get('tag', 'U')}]: {cfg.get('source', 'the annotation file')})")
+
     def map_blocks(self, dc: int = 0, dr: int = 0, table: TerrainTable | None = None
                    ) -> tuple[list[dict[str, Any]], list[dict[str, Any]], list[str]]:
         """The map blocks the colours alone do not give, for the board placed at (dc, dr): the Narrow
@@ -809,6 +879,10 @@ class ColourBoard(BoardArchive):
         if slopes:
             notes.append(f"slope: {len(slopes)} hexsides (the artwork: hash marks along them, the Down-Slope hex "
                          "the one they stand in, P2.1-P2.2)")
+        levels, level_notes = self.building_levels(table)
+        for block in levels:
+            hexes.append({**block, "at": [moved(a) for a in block["at"]]})
+        notes.extend(level_notes)
         for kind, out in (("hex", hexes), ("hexside", sides)):
             for block in self.annotation.get(kind, []):
                 keys = {k: v for k, v in block.items() if k != "source"}
@@ -818,6 +892,10 @@ class ColourBoard(BoardArchive):
                 notes.append(f"{', '.join(keys['at'])}: "
                              f"{', '.join(f'{k} = {json.dumps(v)}' for k, v in keys.items() if k != 'at')} "
                              f"({block['source']})")
+        depth, depth_note = self.stream_depth(table, hexes)
+        if depth is not None:
+            hexes.append({**depth, "at": [moved(a) for a in depth["at"]]})
+            notes.append(depth_note)
         for block in self.annotation.get("not_carried", []):  # read from the artwork, but not expressible
             at = block.get("at", [])
             names = [moved(a) for a in (at if isinstance(at, list) else [at])]

@@ -579,8 +579,17 @@ class ArtworkDepiction:
             keys = raster.features[fid]
             if not keys or self._inherent(keys["terrain"]):
                 continue
-            t = HexTerrain(tab.hex_of(i), terrain=keys["terrain"], level=elev, building=keys.get("building"),
-                           building_type=keys.get("building_type"), upper_levels=keys.get("upper_levels", 0))
+            h = tab.hex_of(i)
+            steeple = False
+            if keys["terrain"] == "building" and keys.get("building_type") == "single-story-house":
+                # artwork that prints no height (the KGP maps): the building's levels are the map's (B23.2x)
+                mt = tab.m.terrain(h)
+                if mt.is_building:
+                    keys = {**keys, "building_type": mt.building_type, "upper_levels": mt.upper_levels}
+                    steeple = mt.steeple
+            t = HexTerrain(h, terrain=keys["terrain"], level=elev, building=keys.get("building"),
+                           building_type=keys.get("building_type"), upper_levels=keys.get("upper_levels", 0),
+                           steeple=steeple)
             o, hh = tab._terrain_items(t, keys["terrain"], elev * _Q, src)
             obs += o
             hinds += hh

@@ -424,3 +424,104 @@ def test_slopes_the_reader_misses_come_from_the_annotation(board: str, hexside: 
     found = vasl.read_board(board).slope_hexsides()  # type: ignore[attr-defined]
     a, b = hexside.split("-")
     assert (a, b) not in found and (b, a) not in found  # else the entry is no longer needed
+
+
+# ------------------------------------------------------------------------------------ building levels by the rules
+
+
+@needs_st
+def test_building_levels_by_b23_2x_on_stoumont(st: Map) -> None:
+    """The artwork prints no heights, so [building_levels] gives them: St. Hubert Church (I20, J19) is a
+    multi-hex building with no stairwell symbol, a Two Story House (B23.22), so its Steeple is the 2nd level
+    (P5.2 EX); the St. Edouard Sanatorium (Z15 ... CC15) one too; the Chateau de Froidcour, with its
+    stairwell marks, has ground, 1st and 2nd levels linked only at them (B23.23, B23.42); a single-hex
+    building (N17) is a Single Story House (B23.21)."""
+    church = [st.terrain(st.parse_hex(h)) for h in ("I20", "J19")]
+    assert all(t.building_type == "two-story-house" and t.building_levels == 1 and t.has_stairwell for t in church)
+    assert [loc.text(st.prefix) for loc in st.locations(st.parse_hex("I20"))] == ["StI20", "StI20/1", "StI20/rooftop"]
+    up = move_cost(st, "infantry", "J19", "J19/1")
+    assert up.allowed and up.to_json()["cost"] == 1
+    assert move_cost(st, "infantry", "J19/1", "J19/2").allowed
+    for h in ("Z15", "AA15", "AA16", "BB15", "CC15"):
+        assert st.terrain(st.parse_hex(h)).building_type == "two-story-house"
+    chateau = {h: st.terrain(st.parse_hex(h)) for h in ("E44", "E45", "E46", "F44")}
+    assert all(t.building_levels == 2 and t.building_id == "building-E44" for t in chateau.values())
+    assert {h for h, t in chateau.items() if t.has_stairwell} == {"E44", "E45", "F44"}
+    assert move_cost(st, "infantry", "E44", "E44/1").allowed
+    no = move_cost(st, "infantry", "E46", "E46/1")
+    assert not no.allowed and "B23.42" in no.to_json()["rules"]
+    n17 = st.terrain(st.parse_hex("N17"))
+    assert n17.building_type == "single-story-house" and n17.building_levels == 0
+    assert can_set_up(st, "squad", st.parse_location("E46/2")).allowed  # set-up on the Chateau's 2nd level
+    assert can_set_up(st, "half-squad", st.parse_location("J19/2")).allowed  # the Steeple: one HS (P5.21)
+    assert not can_set_up(st, "gun", st.parse_location("J19/2")).allowed  # but no Gun (P5.21)
+
+
+@needs_st
+def test_a_multi_hex_buildings_height_in_a_los_on_the_artwork(st: Map) -> None:
+    """LOS over the artwork takes the building's height from the map: the Sanatorium, a Two Story House,
+    is a 1½-level obstacle (B23.22), so from StHH19 (level 6) StAA14 (level 3) behind it is a Blind Hex
+    (A6.4); made a Single Story House in the map (a 1-level obstacle, B23.21), the same LOS is clear."""
+    r = los(st, st.parse_location("HH19"), st.parse_location("AA14"))
+    assert not r.clear and r.to_json()["blind"]
+    assert "two-story house" in r.to_json()["blocked_by"]["terrain"]
+    data = dict(_IMPORTED["bdST"])
+    data["hex"] = [*data["hex"], {"at": ["Z15", "AA15", "AA16", "BB15", "CC15"], "building_type": "single-story-house",
+                                  "upper_levels": 0, "stairwell": False}]
+    one_story = Map.from_data(data, source="import-vasl bdST, the Sanatorium single-story")
+    assert los(one_story, one_story.parse_location("HH19"), one_story.parse_location("AA14")).clear
+
+
+@needs_st
+def test_the_chateau_is_a_two_and_a_half_level_obstacle(st: Map) -> None:
+    """The Chateau de Froidcour (top Location level 2: a 2½-level obstacle, B23.2) blocks StD47-G44 over
+    its E46 wing, where a Single Story House would not."""
+    r = los(st, st.parse_location("D47"), st.parse_location("G44"))
+    assert not r.clear and r.to_json()["blocked_by"]["hex"] == "StE46"
+
+
+@needs_lg
+def test_la_gleize_buildings_rowhouse_walls_and_title_panel(lg: Map) -> None:
+    """La Gleize: S24-T24 is a Two Story House (B23.22); the thick black bars J19-K20 and L22-L23 are
+    rowhouse walls (B23.71); the hexes under the title panel are off the map, not a 15-hex building."""
+    assert lg.terrain(lg.parse_hex("S24")).building_type == "two-story-house"
+    assert lg.hexside(lg.parse_hexside("L22-L23")).rowhouse_wall
+    assert lg.hexside(lg.parse_hexside("J19-K20")).rowhouse_wall
+    assert lg.terrain(lg.parse_hex("RR4")).offboard and not lg.terrain(lg.parse_hex("RR4")).is_building
+    assert lg.terrain(lg.parse_hex("D28")).building_type == "single-hex-two-story-house"  # P5.3 stays
+
+
+# ------------------------------------------------------------------------------------ stream depth
+
+
+@needs_st
+def test_stream_depth_is_the_annotations_and_an_ssr_makes_it_deep(st: Map) -> None:
+    """The artwork prints no depth: the annotation's [streams] depth (shallow) is given to every stream hex;
+    a map's [conditions] ssr = ["streams-deep"] makes them Deep, and entering StY4 from Y3 then costs what
+    the chart's B20.43 entry says (4 MF, not the Shallow 3 of B20.42) and a vehicle may not."""
+    assert {st.terrain(h).stream for h in st.hexes() if st.terrain(h).is_stream} == {"shallow"}
+    shallow = move_cost(st, "infantry", "Y3", "Y4").to_json()
+    assert (shallow["cost"], shallow["rules"]) == (3, ["B20.42"])
+    deep = Map.from_data({**_IMPORTED["bdST"], "conditions": {"ssr": ["streams-deep"]}}, source="bdST, deep streams")
+    r = move_cost(deep, "infantry", "Y3", "Y4").to_json()
+    assert (r["cost"], r["rules"]) == (4, ["B20.43"])
+    assert not move_cost(deep, "vehicle", "Y3", "Y4").allowed
+
+
+@needs_st
+def test_a_users_stream_depth_in_the_annotation_is_written_to_every_stream_hex() -> None:
+    """[streams] depth = "deep" in the annotation: the import writes stream = "deep" on every stream hex the
+    colours show and every one the annotation's blocks name; a depth that is none is a clear error."""
+    import copy
+
+    from asl_terrain.errors import MapError
+
+    board = copy.copy(vasl.read_board("bdST"))
+    board.annotation = {**board.annotation, "streams": {"depth": "deep", "source": "a test"}}
+    hexes, _, notes = board.map_blocks()
+    block = next(b for b in hexes if b.get("stream") == "deep")
+    assert {"Y4", "MM10", "OO21", "MM5"} <= set(block["at"]) and block is hexes[-1]
+    assert any(n.startswith('stream = "deep"') for n in notes)
+    board.annotation = {**board.annotation, "streams": {"depth": "wet"}}
+    with pytest.raises(MapError, match=r"\[streams\] depth must be"):
+        board.map_blocks()

@@ -357,10 +357,13 @@ def _resolve_archive(ref: str, base: str) -> Path | str:
     return ref  # an archive name, looked up in the VASL data directory by read_board
 
 
-def load_artwork(depiction: Any) -> ArtworkRaster:
+def load_artwork(depiction: Any, ssr_images: Sequence[str] = ()) -> ArtworkRaster:
     """The :class:`ArtworkRaster` of a map's ``[depiction]`` (a :class:`asl_terrain.model.Depiction`):
     its boards' archives read (paths relative to the map file, or archive names in the VASL data
     directory) and placed. Read anew on each call: :func:`map_artwork` keeps it with its map.
+
+    :param ssr_images: SSR switches whose images each board has (``no-roads``: its ``NoRoads``) are laid
+        on it, after its overlays (:func:`asl_terrain.overlays.lay_ssr_images`).
 
     :raises MapError: an archive or the terrain table cannot be found or read.
     """
@@ -379,6 +382,10 @@ def load_artwork(depiction: Any) -> ArtworkRaster:
             from asl_terrain.overlays import lay_overlays  # overlays laid on the board (VASL's ovr archives)
 
             archive = lay_overlays(archive, b.overlays, depiction.base, table)
+        if ssr_images:
+            from asl_terrain.overlays import lay_ssr_images  # the board as the SSR leaves it, drawn by VASL
+
+            archive = lay_ssr_images(archive, ssr_images, table)
         boards.append((TurnedBoard(archive) if getattr(b, "flipped", False) else archive, b.column, b.row))
     return _with_ssr(ArtworkRaster(boards, table), tuple(getattr(depiction, "ssr", ())))
 
@@ -414,6 +421,12 @@ def _relevel(codes: np.ndarray, levels: Mapping[int, int]) -> np.ndarray:
 def map_artwork(m: Map) -> ArtworkRaster:
     """The :class:`ArtworkRaster` of map ``m``'s ``[depiction]``, read once and kept with the map
     (:meth:`asl_terrain.model.Map.derived`)."""
+    from asl_terrain.ssr import VASL_NAMES
+
+    # switches a board may have an image of (VASL's SSR images): the boards are read with them laid
+    imaged = tuple(n for n in m.conditions.ssr if n in VASL_NAMES.values())
+    if imaged:
+        return m.derived(("vasl.artwork",), lambda: _with_ssr(load_artwork(m.depiction, imaged), m.depiction.ssr))
     parent = m.ssr_parent
     if parent is not None and m.depiction.ssr:  # the map before its SSR switches holds the pixels
         return m.derived(("vasl.artwork",), lambda: _with_ssr(map_artwork(parent), m.depiction.ssr))
