@@ -419,3 +419,16 @@ def test_one_command_imports_only_its_own_module() -> None:
     assert helped.returncode == 0 and "tem" in helped.stdout and "los-table" in helped.stdout
     typo = clirun.run_subprocess("tme", "W2")
     assert typo.returncode == 2 and "tme" in typo.stderr
+
+
+def test_a_module_imported_while_a_command_runs_keeps_its_commands(tmp_path: Path) -> None:
+    """Regression (start-up narrowing, issue 13): `los -o` imports cli.core while it runs; core's commands
+    must still be registered for the next command of the same process."""
+    code = ("import sys\nfrom asl_terrain import cli\n"
+            f"for argv in (['los', 'W2', 'W6', '-o', {str(tmp_path / 'a.svg')!r}], "
+            f"['render', '-o', {str(tmp_path / 'b.svg')!r}]):\n"
+            "    sys.argv = ['asl-terrain', *argv]\n"
+            "    try:\n        cli.main()\n    except SystemExit as e:\n        print('exit', e.code)\n")
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert r.returncode == 0 and "exit" not in r.stdout, r.stdout + r.stderr
+    assert (tmp_path / "a.svg").exists() and (tmp_path / "b.svg").exists()

@@ -152,3 +152,58 @@ def test_ask_batches_report_progress(map_file: Path) -> None:
     answers, status = answer_all(m, queries, progress=lambda d, t: seen.append((d, t)))
     assert status == 0 and len(answers) == 250
     assert seen == [(100, 250), (200, 250), (250, 250)]
+
+
+BIG_TOML = """
+format = "asl-terrain/1"
+name = "big open ground"
+prefix = ""
+columns = ["A", "{last}"]
+rows = [1, 70]
+
+[[hex]]
+at = ["J10", "J11", "K10"]
+terrain = "woods"
+"""
+
+
+def test_a_viewshed_reports_progress_and_the_same_answer(tmp_path: Path) -> None:
+    """issue 13 item 5: viewshed(progress=) is told every 1,000 Locations looked at and at the end; the answer
+    is the one without it."""
+    from asl_terrain.grid import column_label
+    from asl_terrain.los import viewshed
+    f = tmp_path / "big.toml"
+    f.write_text(BIG_TOML.format(last=column_label(39)), encoding="utf-8")  # 40 x 70 hexes
+    m = Map.load(f)
+    a = m.parse_location("E5")
+    seen: list[tuple[int, int]] = []
+    with_bar = viewshed(m, a, progress=lambda d, t: seen.append((d, t)))
+    total = with_bar.considered
+    assert total == 40 * 70 - 1
+    assert seen == [(d, total) for d in (1000, 2000, total)]
+    assert with_bar.to_json() == viewshed(m, a).to_json()
+
+
+def test_a_big_viewshed_shows_a_bar_only_on_a_terminal(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """issue 13 item 5: a viewshed on a map of BIG_VIEWSHED hexes or more draws a bar on a terminal's stderr,
+    none otherwise, and never on stdout."""
+    from rich.console import Console
+    from typer.testing import CliRunner
+
+    import asl_terrain.cli.los as cli_los
+    from asl_terrain.cli import app
+    from asl_terrain.cli import progress as P
+    from asl_terrain.grid import column_label
+
+    cols = -(-cli_los.BIG_VIEWSHED // 70)
+    f = tmp_path / "big.toml"
+    f.write_text(BIG_TOML.format(last=column_label(cols - 1)), encoding="utf-8")
+    outs = []
+    for terminal in (False, True):
+        buf = io.StringIO()
+        monkeypatch.setattr(P, "err_console", Console(file=buf, force_terminal=terminal, width=100))
+        res = CliRunner().invoke(app, ["viewshed", str(f), "E5"])
+        assert res.exit_code == 0, res.output
+        assert ("viewshed (Locations)" in buf.getvalue()) == terminal
+        outs.append(res.output)
+    assert outs[0] == outs[1] and "visible:" in outs[0] and "Locations)" not in outs[0]

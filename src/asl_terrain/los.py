@@ -2171,9 +2171,11 @@ def viewshed_targets(m: Map, a: Location, level: int | None = None) -> list[Loca
 
 
 def viewshed(m: Map, a: Location, *, level: int | None = None, chart: Chart | None = None,
-             conditions: Conditions | None = None, entrenched: bool = False) -> ViewshedRuling:
+             conditions: Conditions | None = None, entrenched: bool = False,
+             progress: Callable[[int, int], None] | None = None) -> ViewshedRuling:
     """Every hex's Location (ground level, or building level ``level`` where the hex has one) that ``a``
-    sees, with the Hindrance DRM of each LOS: exactly those for which :func:`los` is clear (A6.1-.7)."""
+    sees, with the Hindrance DRM of each LOS: exactly those for which :func:`los` is clear (A6.1-.7).
+    ``progress(done, total)`` is called every 1,000 Locations looked at and at the end."""
     tab = _resolve(m, chart, conditions)
     A = tab.end(a)
     if a.bypass is not None and a.vertex is None:
@@ -2181,9 +2183,11 @@ def viewshed(m: Map, a: Location, *, level: int | None = None, chart: Chart | No
     targets = viewshed_targets(m, a, level)
     vis: list[tuple[Location, int]] = []
     ent = (entrenched, False)
-    for loc in targets:
+    for k, loc in enumerate(targets, start=1):
         B = tab.end(loc)
         out = _decide(tab, A, B, ent, False)[0]
         if out.clear:
             vis.append((loc, out.drm))
+        if progress is not None and (k % 1000 == 0 or k == len(targets)):
+            progress(k, len(targets))
     return ViewshedRuling(a, level, tuple(vis), len(targets), m.names)

@@ -45,11 +45,13 @@ class QueryFileError(UserError):
 
 @dataclass(frozen=True)
 class Context:
-    """What every handler gets: the map, the chart and the conditions in force for this query."""
+    """What every handler gets: the map, the chart and the conditions in force for this query, and where a
+    long answer (a viewshed) reports its progress (``progress(done, total)``; None: nowhere)."""
 
     map: Map
     chart: Chart
     conditions: Conditions
+    progress: Callable[[int, int], None] | None = None
 
 
 class Query:
@@ -239,8 +241,10 @@ def handler(kind: str) -> Callable[[Handler], Handler]:
     return deco
 
 
-def answer_one(m: Map, q: Any, chart: Chart | None = None, debug: bool = False) -> dict[str, Any]:
-    """The answer to one query object (an error object when it cannot be answered)."""
+def answer_one(m: Map, q: Any, chart: Chart | None = None, debug: bool = False,
+               progress: Callable[[int, int], None] | None = None) -> dict[str, Any]:
+    """The answer to one query object (an error object when it cannot be answered); a long one (a viewshed)
+    calls ``progress(done, total)`` as it goes."""
     chart = chart or default_chart()
     if not isinstance(q, dict):
         return {"kind": None, "error": f"a query must be a JSON object with a \"kind\", got {json.dumps(q)[:60]}"}
@@ -261,7 +265,7 @@ def answer_one(m: Map, q: Any, chart: Chart | None = None, debug: bool = False) 
         cond = m.conditions.updated(_conditions(q.get("conditions")))
         if cond.ssr != m.conditions.ssr:  # a query's SSR switches change the terrain every engine reads
             m = m.with_ssr(cond.ssr)
-        ruling = fn(Context(m, chart, cond), Query(q, m))
+        ruling = fn(Context(m, chart, cond, progress), Query(q, m))
         out: dict[str, Any] = ruling.to_json() if hasattr(ruling, "to_json") else dict(ruling)
         out["kind"] = kind
         if cond.ssr:  # the SSR switches in force, each with its rule (docs/map-format-extensions.md)

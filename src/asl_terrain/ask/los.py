@@ -44,4 +44,4 @@ def answer_viewshed(ctx: Context, q: Query) -> ViewshedRuling:
     ent = _entrenched(q)[0]
     with keyed(ctx.map, (("from", a),)):
         return viewshed(ctx.map, a, level=int(level) if level is not None else None, chart=ctx.chart,
-                        conditions=ctx.conditions, entrenched=ent)
+                        conditions=ctx.conditions, entrenched=ent, progress=ctx.progress)

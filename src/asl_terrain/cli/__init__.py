@@ -75,6 +75,19 @@ class _LazyTyper(typer.Typer):
     def registered_commands(self, value: list[Any]) -> None:
         self._commands = value
 
+    def command(self, *args: Any, **kwargs: Any) -> Callable[[Any], Any]:
+        # a module imported while one command runs (cli.core by check_output) registers into the real list
+        register = super().command(*args, **kwargs)
+
+        def registered(f: Any) -> Any:
+            only, self._only = self._only, None
+            try:
+                return register(f)
+            finally:
+                self._only = only
+
+        return registered
+
 
 def _name_of(command: Any) -> str:
     """A registered command's name, as typer names it (the function's name with dashes)."""

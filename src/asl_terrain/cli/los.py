@@ -7,6 +7,7 @@ ruling is drawn with :mod:`asl_terrain.render`: the values come from the engine,
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Optional
 
@@ -21,12 +22,16 @@ _LOS_KEYS = ["from", "to", "clear", "blocked_by", "hindrance_drm", "range", "hei
              "blind", "borderline", "elevations", "roadblocks_crossed"]
 
 
-def _answer(m: Map, query: dict[str, Any]) -> dict[str, Any]:
+#: a viewshed of a map of this many hexes or more shows a progress bar on a terminal (it takes a second or more)
+BIG_VIEWSHED = 5000
+
+
+def _answer(m: Map, query: dict[str, Any], progress: Callable[[int, int], None] | None = None) -> dict[str, Any]:
     from ..ask import answer_one
 
     # debug=True: a bug is raised, not dressed up as an error answer, so main() exits 3 for it (2 is for
     # the user's mistakes), with the traceback under --debug
-    ans = answer_one(m, query, get_chart(), debug=True)
+    ans = answer_one(m, query, get_chart(), debug=True, progress=progress)
     if "error" in ans:
         raise UserError(str(ans["error"]))
     return ans
@@ -110,7 +115,13 @@ def viewshed_command(
     q: dict[str, Any] = {"kind": "viewshed", "from": a}
     if level is not None:
         q["level"] = level
-    ans = _answer(m, q)
+    if len(m) >= BIG_VIEWSHED:
+        from .progress import progress
+
+        with progress("viewshed", len(m) - 1, "Locations") as update:  # on a terminal's stderr only
+            ans = _answer(m, q, update)
+    else:
+        ans = _answer(m, q)
     vis: dict[str, int] = ans["visible"]
     by_drm: dict[int, list[str]] = {}
     for k, v in vis.items():
