@@ -181,3 +181,23 @@ def test_a_users_annotation_file_replaces_the_bundled_one(tmp_path: Path, monkey
     assert not m.terrain(m.parse_hex("MM10")).ford
     monkeypatch.delenv("ASL_TERRAIN_ANNOTATIONS")
     assert ac.annotation_file("bdST") == bundled
+
+
+@needs_vasl
+def test_the_colour_cache_is_keyed_by_the_code_and_the_pixels_annotation(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The disk cache of an archive's reading is keyed by asl_terrain.cache's code stamp (a change in the
+    reader never serves a stale raster), by the annotation's parts that change pixels ([[color]],
+    [[terrain_fix]], ...) and not by its map blocks (a new [[hex]] entry keeps the cached reading)."""
+    from asl_terrain import cache
+
+    archive = DATA / "boards" / "bdCH"  # type: ignore[operator]
+    if not archive.exists():
+        pytest.skip("needs VASL's bdCH archive")
+    ann = ac.load_annotation(ac.annotation_file("bdCH"))  # type: ignore[arg-type]
+    table = vasl.load_terrain_table()
+    k = ac._cache_key(archive, ann, table)
+    assert k is not None
+    assert ac._cache_key(archive, {**ann, "hex": [*ann["hex"], {"at": ["A1"], "level": 3}]}, table) == k
+    assert ac._cache_key(archive, {**ann, "color": ann["color"][1:]}, table) != k
+    monkeypatch.setattr(cache, "code_stamp", lambda: "another version of the code")
+    assert ac._cache_key(archive, ann, table) != k

@@ -249,41 +249,54 @@ class ColourReading:
         return lines
 
 
-def _nearest_along(known: np.ndarray, axis: int) -> tuple[np.ndarray, np.ndarray]:
-    """For each pixel, the index (along ``axis``) of the nearest known pixel of its line, and the distance
-    (a large number where the line has none)."""
-    n = known.shape[axis]
-    shape = [1, 1]
-    shape[axis] = n
-    pos = np.arange(n).reshape(shape)
-    big = 4 * n
-    before = np.maximum.accumulate(np.where(known, pos, -big), axis=axis)
-    after = np.flip(np.minimum.accumulate(np.flip(np.where(known, pos, 2 * big), axis=axis), axis=axis), axis=axis)
-    d_before, d_after = pos - before, after - pos
-    take_before = d_before <= d_after
-    return np.where(take_before, before, after), np.minimum(d_before, d_after)
+def _nearest_in_lines(known: np.ndarray, values: np.ndarray, unknown: np.ndarray, line: int
+                      ) -> tuple[np.ndarray, np.ndarray]:
+    """For the ``unknown`` positions of flat arrays cut into lines of ``line`` pixels: the value of the
+    nearest known pixel of the same line (the one before it on a tie) and its distance (``_NONE`` where the
+    line has none). The known pixels either side are found by bisection among the known positions: work
+    at the unknown pixels only, no running maximum over the whole picture."""
+    n = known.size
+    at = np.flatnonzero(known)  # sorted: the known pixels either side of each unknown one by bisection
+    if at.size == 0:
+        return values[unknown], np.full(unknown.size, _NONE, dtype=np.int64)
+    k = np.searchsorted(at, unknown)
+    prev = np.where(k > 0, at[np.maximum(k - 1, 0)], -1)
+    nxt = np.where(k < at.size, at[np.minimum(k, at.size - 1)], n)
+    lines = unknown // line
+    d_prev = np.where((prev >= 0) & (prev // line == lines), unknown - prev, _NONE)
+    d_next = np.where((nxt < n) & (nxt // line == lines), nxt - unknown, _NONE)
+    take_prev = d_prev <= d_next
+    src = np.where(take_prev, prev, nxt)
+    got = values[np.clip(src, 0, n - 1)]
+    return got, np.minimum(d_prev, d_next)
+
+
+_NONE = 1 << 40  # the distance of a line with no known pixel
 
 
 def _fill(values: np.ndarray, known: np.ndarray) -> tuple[np.ndarray, int]:
     """Unknown pixels take the value of the nearest known pixel of their row or column (whichever is
-    nearer): the terrain or level that a label, grid line or texture is printed on."""
-    filled = int((~known).sum())
-    if filled == 0:
+    nearer, the column on a tie): the terrain or level that a label, grid line or texture is printed on."""
+    unknown = np.flatnonzero(~known)
+    if unknown.size == 0:
         return values.copy(), 0
-    ix, dx = _nearest_along(known, 0)
-    iy, dy = _nearest_along(known, 1)
     w, h = values.shape
-    xs = np.clip(ix, 0, w - 1)
-    ys = np.clip(iy, 0, h - 1)
-    cols = np.arange(h)[None, :]
-    rows = np.arange(w)[:, None]
-    from_x = values[xs, np.broadcast_to(cols, values.shape)]
-    from_y = values[np.broadcast_to(rows, values.shape), ys]
-    out = np.where(known, values, np.where(dx <= dy, from_x, from_y))
-    none = ~known & (np.minimum(dx, dy) >= max(w, h))
-    if none.any():  # a whole row and column with nothing known: leave the unknown value
-        out[none] = values[none]
-    return out, filled
+    # along y (the flat array's lines of h pixels), then along x (the same on the transposed picture)
+    vy, dy = _nearest_in_lines(known.reshape(-1), values.reshape(-1), unknown, h)
+    known_t = np.ascontiguousarray(known.T).reshape(-1)
+    unknown_t = np.flatnonzero(~known_t)  # in the transposed frame's order, so the bisection runs in order
+    vx_t, dx_t = _nearest_in_lines(known_t, np.ascontiguousarray(values.T).reshape(-1), unknown_t, w)
+    plane_v = np.zeros(known.size, dtype=values.dtype)
+    plane_d = np.zeros(known.size, dtype=np.int64)
+    plane_v[unknown_t], plane_d[unknown_t] = vx_t, dx_t
+    vx = plane_v.reshape(h, w).T.reshape(-1)[unknown]  # back in the picture's frame
+    dx = plane_d.reshape(h, w).T.reshape(-1)[unknown]
+    out = values.copy()
+    flat = out.reshape(-1)
+    pick = np.where(dx <= dy, vx, vy)
+    some = np.minimum(dx, dy) < _NONE  # a whole row and column with nothing known: leave the unknown value
+    flat[unknown[some]] = pick[some]
+    return out, int(unknown.size)
 
 
 _RIVER_RADIUS = 24  # px: a stream's water is at most ~20 px wide; a river's is many hexes
@@ -292,16 +305,33 @@ _WOODS_RADIUS = 6  # px: the half-width of the square the woods texture's densit
 _WOODS_DENSITY = 0.12  # texture share above which the ground under it is woods (inside woods ~0.2-0.4)
 
 
+def _shifted(c: np.ndarray, by: int, axis: int, size: int) -> np.ndarray:
+    """``c`` (``size + 1`` long along ``axis``) taken at ``clip(i + by, 0, size)`` for ``i`` in
+    ``range(size)``: a slice and the repeated edge, no gather."""
+    def part(a: int, b: int) -> np.ndarray:
+        return np.asarray(c[a:b] if axis == 0 else c[:, a:b])
+
+    if by > 0:
+        k = min(by, size)
+        pieces = [part(k, size + 1), np.repeat(part(size, size + 1), k - 1, axis=axis)]
+    else:
+        k = min(-by, size)
+        pieces = [np.repeat(part(0, 1), k, axis=axis), part(0, size - k)]
+    return np.concatenate(pieces, axis=axis)
+
+
 def _box_mean(mask: np.ndarray, radius: int) -> np.ndarray:
     """The share of true pixels in the (2r+1)² square around each pixel (clipped at the edges)."""
     c = np.zeros((mask.shape[0] + 1, mask.shape[1] + 1), dtype=np.int32)
-    c[1:, 1:] = np.cumsum(np.cumsum(mask, axis=0, dtype=np.int32), axis=1)
+    np.cumsum(np.cumsum(mask, axis=0, dtype=np.int32), axis=1, out=c[1:, 1:])
     w, h = mask.shape
+    # the window's sums from the summed-area table, its rows and columns taken by shifted slices
+    rows = _shifted(c, radius + 1, 0, w) - _shifted(c, -radius, 0, w)
+    total = _shifted(rows, radius + 1, 1, h) - _shifted(rows, -radius, 1, h)
     x0 = np.clip(np.arange(w) - radius, 0, w)
     x1 = np.clip(np.arange(w) + radius + 1, 0, w)
     y0 = np.clip(np.arange(h) - radius, 0, h)
     y1 = np.clip(np.arange(h) + radius + 1, 0, h)
-    total = c[x1][:, y1] - c[x0][:, y1] - c[x1][:, y0] + c[x0][:, y0]
     area = (x1 - x0)[:, None] * (y1 - y0)[None, :]
     return np.asarray(total / area)
 
@@ -419,8 +449,8 @@ def read_data_offsets(text: str) -> tuple[int | None, int | None]:
 def _dot_centres(indices: np.ndarray, palette: np.ndarray) -> np.ndarray:
     """Centres of the printed hex centre dots: a light plus of five pixels with no light pixel on its
     four diagonals or two pixels out along its arms."""
-    rgb_sum = palette[np.minimum(indices, len(palette) - 1)].astype(np.int32).sum(axis=2)
-    light = rgb_sum >= 600
+    light_of = palette.astype(np.int32).sum(axis=1) >= 600  # per palette entry, then looked up per pixel
+    light = light_of[np.minimum(indices, len(palette) - 1)]
     w, h = light.shape
     c = light[2 : w - 2, 2 : h - 2]
 
@@ -554,12 +584,11 @@ class ColourBoard(BoardArchive):
         return raster[np.clip(xs, 0, w - 1), np.clip(ys, 0, h - 1)], ok
 
     def _feature_key(self, what: str, table: TerrainTable | None = None) -> str | None:
-        """The disk-cache key of a feature found in this board's artwork (its archive's, annotation's and
-        terrain table's bytes, and the package's code), or None when they cannot be read."""
+        """The disk-cache key of a feature found in this board's artwork (its archive's and terrain table's
+        bytes, the annotation as read, and the package's code), or None when they cannot be read."""
         try:
-            parts: list[bytes | str] = [what, Path(self.path).read_bytes()]
-            if self.annotation_source:
-                parts.append(Path(self.annotation_source).read_bytes())
+            parts: list[bytes | str] = [what, Path(self.path).read_bytes(),
+                                        json.dumps(self.annotation, sort_keys=True, default=str)]
             if table is not None and table.source and Path(table.source).is_file():
                 parts.append(Path(table.source).read_bytes())
         except OSError:
@@ -584,7 +613,8 @@ class ColourBoard(BoardArchive):
 
     def narrow_streets(self, table: TerrainTable | None = None) -> dict[tuple[str, str], str]:
         """Hexsides a road depiction overprints (P5.1), each ``"paved"`` or ``"unpaved"`` by the road's
-        colour: the road covers the hexside line (and 1.5 px either side) along 80 % of its middle."""
+        colour: along 80 % of the hexside's middle, the road covers a band >= 4.5 px wide within 1.5 px of
+        its line; less the annotation's ``[narrow_streets] not_at`` (road colours that are no road along it)."""
         if self._streets is not None:
             return dict(self._streets)
         table = table if table is not None else load_terrain_table()
@@ -601,18 +631,44 @@ class ColourBoard(BoardArchive):
         geo = self.geometry
         pairs, a, b, n = self._hexsides((1, 2, 3))
         ts = np.linspace(0.15, 0.85, 15)
-        codes, ok = self._sample(self.terrain, a, b, n, ts, np.array([-1.5, 0.0, 1.5]))
+        offsets = np.arange(-6, 7) * 1.5  # -9 .. 9 px across the hexside's line
+        codes, ok = self._sample(self.terrain, a, b, n, ts, offsets)
         k = kind[codes]
         paved, dirt = (k == 1) & ok, (k == 2) & ok
-        road_share = (paved | dirt).sum(axis=2)  # per hexside and offset
-        found = (ok.all(axis=(1, 2))) & (road_share >= 0.8 * len(ts)).all(axis=1)
+        full = (paved | dirt).sum(axis=2) >= 0.8 * len(ts)  # per hexside and offset: road along 80 %
+        # the road drawn along the line: a band of it >= 4.5 px wide within 1.5 px of the line (a road is
+        # drawn 7-13 px wide, not always centred on the line: StN15-O16, ChW9-X8)
+        band = np.zeros(len(pairs), dtype=bool)
+        for start in range(3, 8):
+            band |= full[:, start : start + 3].all(axis=1)
+        found = ok[:, 3:10].all(axis=(1, 2)) & band
+        cfg = self.annotation.get("narrow_streets", {})
+        # what the artwork shows is no road along the hexside, though its colours read so (the annotation's)
+        dropped = {tuple(sorted(str(x).split("-"))) for x in (cfg.get("not_at", []) if isinstance(cfg, Mapping) else [])}
         out: dict[tuple[str, str], str] = {}
         for i in np.nonzero(found)[0].tolist():
             (h1, h2) = pairs[i]
-            out[(geo.name(h1), geo.name(h2))] = "paved" if paved[i].sum() >= dirt[i].sum() else "unpaved"
+            if tuple(sorted((geo.name(h1), geo.name(h2)))) in dropped:
+                continue
+            p, d = paved[i, 3:10].sum(), dirt[i, 3:10].sum()
+            out[(geo.name(h1), geo.name(h2))] = "paved" if p >= d else "unpaved"
         self._streets = out
         self._keep_sides("narrow-streets", out, table)
         return dict(out)
+
+    def road_on_lines(self, least: float = 0.8, table: TerrainTable | None = None) -> dict[tuple[str, str], float]:
+        """A survey for the Narrow Streets: every hexside whose line itself (no band around it) the road
+        colours cover along at least ``least`` of its middle, with that share."""
+        table = table if table is not None else load_terrain_table()
+        road = np.zeros(256, dtype=bool)
+        road[[t.code for t in table if t.name in ("Paved Road", "Dirt Road")]] = True
+        pairs, a, b, n = self._hexsides((1, 2, 3))
+        ts = np.linspace(0.15, 0.85, 15)
+        codes, ok = self._sample(self.terrain, a, b, n, ts, np.array([0.0]))
+        share = (road[codes] & ok)[:, 0, :].mean(axis=1)
+        geo = self.geometry
+        return {(geo.name(pairs[i][0]), geo.name(pairs[i][1])): float(share[i])
+                for i in np.nonzero(share >= least)[0].tolist()}
 
     def slope_hexsides(self) -> dict[tuple[str, str], str]:
         """Slope hexsides (P2.1) found in the artwork, each with its Down-Slope hex (P2.2: the hex the hash
@@ -963,7 +1019,7 @@ def read_colour_board(path: str | Path, table: TerrainTable | None = None,
         im = im.convert("RGB").quantize(256)
     palette = np.array(im.getpalette() or [], dtype=np.int32).reshape(-1, 3)
     indices = np.asarray(im, dtype=np.uint8).T
-    cached_rasters = _disk_cache_read(file, ann_path, table)
+    cached_rasters = _disk_cache_read(file, ann, table)
     offsets = read_data_offsets(data_text)
     if cached_rasters is not None and cached_rasters[3] is not None:
         g = cached_rasters[3]
@@ -1011,7 +1067,7 @@ def read_colour_board(path: str | Path, table: TerrainTable | None = None,
         _apply_inherent(reading, geometry, table)
         _apply_building_types(reading, geometry, building_types, table)
         _apply_terrain_fixes(reading, geometry, ann.get("terrain_fix", []), table, ann_source)
-        _disk_cache_write(file, ann_path, table, reading, grid)
+        _disk_cache_write(file, ann, table, reading, grid)
     metadata = BoardMetadata(name, "", "", "", image_name, bool((reading.elevation != 0).any()), columns, rows,
                              building_types, {}, (), (), {}, {"colours": "artwork"})
     for r in (reading.terrain, reading.elevation):
@@ -1021,61 +1077,50 @@ def read_colour_board(path: str | Path, table: TerrainTable | None = None,
     return board
 
 
-_CACHE_VERSION = "2"  # bump when the reading changes
+# the annotation's parts the rasters are read with (its hex and hexside blocks are not: editing them
+# keeps the cached reading)
+_PIXEL_KEYS = ("color", "grid", "building_types", "terrain_fix")
 
 
-def _cache_file(file: Path, ann_path: Path | None, table: TerrainTable) -> Path | None:
-    """Where the reading of an archive is kept between runs: $ASL_TERRAIN_CACHE, else
-    $XDG_CACHE_HOME/asl-terrain, else ~/.cache/asl-terrain; keyed by the archive's, the annotation's and
-    the terrain table's bytes and this reader's version."""
-    import hashlib
-    import os
-
-    root = os.environ.get("ASL_TERRAIN_CACHE") or os.path.join(
-        os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache"), "asl-terrain")
-    if root.lower() in ("0", "off", "none"):
-        return None
-    h = hashlib.sha1(_CACHE_VERSION.encode())
+def _cache_key(file: Path, ann: Mapping[str, Any], table: TerrainTable) -> str | None:
+    """The disk cache's key for the reading of an archive (asl_terrain.cache, so also this package's code
+    stamp: a change in the reader can never serve a stale raster): the archive's bytes, the annotation's
+    parts that change pixels, and the terrain table's bytes."""
     try:
-        h.update(file.read_bytes())
-        if ann_path is not None:
-            h.update(ann_path.read_bytes())
+        parts: list[bytes | str] = [file.read_bytes()]
         if table.source and Path(table.source).is_file():
-            h.update(Path(table.source).read_bytes())
+            parts.append(Path(table.source).read_bytes())
     except OSError:
         return None
-    return Path(root) / f"colours-{file.name}-{h.hexdigest()[:20]}.npz"
+    parts.append(json.dumps({k: ann.get(k) for k in _PIXEL_KEYS}, sort_keys=True, default=str))
+    return cache.key(*parts)
 
 
-def _disk_cache_read(file: Path, ann_path: Path | None, table: TerrainTable
+def _disk_cache_read(file: Path, ann: Mapping[str, Any], table: TerrainTable
                      ) -> tuple[np.ndarray, np.ndarray, list[tuple[RGB, int]], list[float] | None] | None:
-    where = _cache_file(file, ann_path, table)
-    if where is None or not where.is_file():
+    k = _cache_key(file, ann, table)
+    blob = cache.read("colours", k, ".npz") if k is not None else None
+    if blob is None:
         return None
     try:
-        with np.load(where) as z:
+        with np.load(io.BytesIO(blob)) as z:
             unclassified = [((int(r), int(g), int(b)), int(n)) for r, g, b, n in z["unclassified"].tolist()]
             grid = [float(v) for v in z["grid"].tolist()] if "grid" in z else None
             return np.array(z["terrain"]), np.array(z["elevation"]), unclassified, grid
-    except (OSError, ValueError, KeyError):
-        return None
+    except (OSError, ValueError, KeyError, EOFError):
+        return None  # damaged: read the picture again
 
 
-def _disk_cache_write(file: Path, ann_path: Path | None, table: TerrainTable, reading: ColourReading,
+def _disk_cache_write(file: Path, ann: Mapping[str, Any], table: TerrainTable, reading: ColourReading,
                       grid: GridFit) -> None:
-    where = _cache_file(file, ann_path, table)
-    if where is None:
+    k = _cache_key(file, ann, table)
+    if k is None:
         return
-    try:
-        where.parent.mkdir(parents=True, exist_ok=True)
-        tmp = where.with_suffix(".tmp.npz")
-        unclassified = np.array([[*rgb, n] for rgb, n in reading.unclassified], dtype=np.int64).reshape(-1, 4)
-        g = np.array([grid.x0, grid.y0, grid.dx, grid.dy, grid.columns, grid.rows, grid.dots, grid.residual])
-        np.savez_compressed(tmp, terrain=reading.terrain, elevation=reading.elevation, unclassified=unclassified,
-                            grid=g)
-        tmp.replace(where)
-    except OSError:
-        return
+    buf = io.BytesIO()
+    unclassified = np.array([[*rgb, n] for rgb, n in reading.unclassified], dtype=np.int64).reshape(-1, 4)
+    g = np.array([grid.x0, grid.y0, grid.dx, grid.dy, grid.columns, grid.rows, grid.dots, grid.residual])
+    np.savez_compressed(buf, terrain=reading.terrain, elevation=reading.elevation, unclassified=unclassified, grid=g)
+    cache.write("colours", k, buf.getvalue(), ".npz")
 
 
 _INHERENT_PIXELS = 30  # an inherent terrain drawn with at least this many pixels in a hex fills it
