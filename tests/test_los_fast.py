@@ -169,3 +169,51 @@ def test_rulings_asked_from_many_threads_equal_the_serial_ones() -> None:
     for t in threads:
         t.join()
     assert all(got[k] == serial for k in range(6))
+
+
+def _rulings(m: Map, pairs: list[tuple[Location, Location]], views: list[Location]) -> list[Any]:
+    m._derived.clear()  # tables built anew, as this test's SPARSE_OVER says
+    out: list[Any] = [L.los(m, a, b).to_json() for a, b in pairs]
+    out += [L.viewshed(m, v).to_json() for v in views]
+    return out
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(small_maps(), st.data())
+def test_sparse_tables_rule_as_the_lists(m: Map, data: Any) -> None:
+    """issue 13 item 2: a very big map keeps its per-index tables sparse, reading a hex when a thread first
+    needs it; on random maps (streams, walls, hedges, slopes, counters) every ruling equals the lists'."""
+    locs = [loc for h in m.hexes() for loc in m.locations(h)]
+    pairs = [(data.draw(st.sampled_from(locs)), data.draw(st.sampled_from(locs))) for _ in range(20)]
+    views = [data.draw(st.sampled_from(locs))]
+    lists = _rulings(m, pairs, views)
+    was = L.SPARSE_OVER
+    L.SPARSE_OVER = -1
+    try:
+        assert _rulings(m, pairs, views) == lists
+        assert isinstance(L._resolve(m, None, None).recs, L._Sparse)
+    finally:
+        L.SPARSE_OVER = was
+        m._derived.clear()
+
+
+def test_sparse_tables_rule_as_the_lists_on_the_fixture_maps() -> None:
+    """The same on the demo map and the fixture maps with bridges, rowhouses, bocage, Narrow Streets and
+    their roadblock, slopes and streams: viewsheds from a spread of hexes and threads between them."""
+    from pathlib import Path
+
+    maps = Path(__file__).parent / "maps"
+    for m in [load_demo(), *(Map.load(maps / f"{n}.toml") for n in (
+            "b6_bridge_b21_water_b23_rowhouse", "b6_bridge_levels", "b9_bocage", "st_village", "st_village_mines",
+            "p2_slopes", "p2_slopes_house", "streams", "crest_slope"))]:
+        hexes = list(m.hexes())
+        views = [Location(h) for h in hexes[:: max(1, len(hexes) // 5)]]
+        pairs = [(Location(hexes[i]), Location(hexes[(i * 37 + 11) % len(hexes)])) for i in range(0, len(hexes), 2)]
+        lists = _rulings(m, pairs, views)
+        was = L.SPARSE_OVER
+        L.SPARSE_OVER = -1
+        try:
+            assert _rulings(m, pairs, views) == lists, m.name
+        finally:
+            L.SPARSE_OVER = was
+            m._derived.clear()

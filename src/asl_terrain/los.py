@@ -414,7 +414,7 @@ class WholeHexDepiction:
     adds its inherent terrain.
     """
 
-    def __init__(self, recs: list[_Meet | None], touch: list[_Meet | None],
+    def __init__(self, recs: list[_Meet | None] | _Sparse, touch: list[_Meet | None] | _Sparse,
                  fill: Callable[[int], _Meet] | None = None) -> None:
         self.recs = recs
         self.touch = touch
@@ -698,8 +698,36 @@ class _End:
     base: int                 # Base Level of the hex
 
 
+#: a map of more indices than this (a padded hex grid) keeps its per-index tables sparse (_Tables)
+SPARSE_OVER = 250_000
+
+
+class _Sparse(dict[int, Any]):
+    """A table by index for a very big map: only the indices set are kept; any other reads as ``default``."""
+
+    def __init__(self, default: Any) -> None:
+        super().__init__()
+        self.default = default
+
+    def __missing__(self, i: int) -> Any:
+        return self.default
+
+
+class _OnGrid(dict[int, bool]):
+    """Whether an index is a hex of the map, worked out from the index (a very big map's on_map)."""
+
+    def __init__(self, stride: int, c0: int, c1: int, r1: int) -> None:
+        super().__init__()
+        self.stride, self.c0, self.c1, self.r1 = stride, c0, c1, r1
+
+    def __missing__(self, i: int) -> bool:
+        c, r = divmod(i, self.stride)
+        return self.c0 <= c < self.c1 and self.c0 <= r < self.r1
+
+
 class _Tables:
-    """Everything a thread can meet on one map under one chart and conditions, as flat lists by index."""
+    """Everything a thread can meet on one map under one chart and conditions, as flat lists by index (sparse
+    tables for a very big map)."""
 
     def __init__(self, m: Map, chart: Chart, cond: Conditions) -> None:
         self.m = m
@@ -742,19 +770,35 @@ class _Tables:
         # Work proportional to the question: a hex's record is read from the map when a thread first meets
         # it (_fill), so one LOS on a big map reads only the hexes along it. Streams and counters, which
         # the ends and the depression rules look up by index, are read now (they are written hexes).
-        self.on_map = [False] * n
         rows = g.row_last - g.row_first + 1
-        for c in range(ncols - 2 * pad):
-            first = (c + pad) * self.stride + pad
-            self.on_map[first:first + rows] = [True] * rows
-        self.stream = [False] * n
-        self.recs: list[_Meet | None] = [None] * n
-        self.touch: list[_Meet | None] = [None] * n
-        self.recs_in: list[_Meet] = [_EMPTY] * n
-        self.smoke = [0] * n
+        self.on_map: list[bool] | _OnGrid
+        self.stream: list[bool] | _Sparse
+        self.recs: list[_Meet | None] | _Sparse
+        self.touch: list[_Meet | None] | _Sparse
+        self.recs_in: list[_Meet] | _Sparse
+        self.smoke: list[int] | _Sparse
+        if n > SPARSE_OVER:
+            # a map too big for a list entry per index (built in Python, over the file format's limits):
+            # entries only for the hexes read (streams and counters now, as below, the others as met)
+            self.on_map = _OnGrid(self.stride, pad, ncols - pad, pad + rows)
+            self.stream = _Sparse(False)
+            self.recs = _Sparse(None)
+            self.touch = _Sparse(None)
+            self.recs_in = _Sparse(_EMPTY)
+            self.smoke = _Sparse(0)
+        else:
+            self.on_map = [False] * n
+            for c in range(ncols - 2 * pad):
+                first = (c + pad) * self.stride + pad
+                self.on_map[first:first + rows] = [True] * rows
+            self.stream = [False] * n
+            self.recs = [None] * n
+            self.touch = [None] * n
+            self.recs_in = [_EMPTY] * n
+            self.smoke = [0] * n
         self.up_sides: dict[int, frozenset[Hexside]] = {}
         self.bridges: dict[int, int] = {}  # B6.2: bridge hex index -> the deck's level (quarters)
-        streams = [t.hex for t in list(m._hexes.values()) if t.is_stream and t.hex in m.grid]
+        streams = [h for h in m.stream_hexes() if h in m.grid]
         for h in streams:
             self._hex(h)
         for h in list(m._by_hex):
@@ -762,20 +806,25 @@ class _Tables:
                 self._hex(h)
         # hexsides: walls, hedges, B29 roadblocks (Half-Level), Narrow Streets, stream hexsides
         # (top, what, rule, hexside, full): full for bocage, a one-level obstacle (B9.52), not Half-Level
-        self._wall_kinds: dict[str, tuple[Any, int]] = {}
+        self._wall_kinds: dict[str, tuple[int, str, str, bool]] = {}  # height, name, rule, full
         self.walls: dict[tuple[int, int], _Wall] = {}
         self.narrow: set[tuple[int, int]] = set()
         self.rowhouse: dict[tuple[int, int], _RowhouseWall] = {}  # B23.71
         self.cliffs: dict[int, list[int]] = {}  # B11: hex index -> the hexes across its cliff hexsides
         self.stream_sides: set[tuple[int, int]] = set()
         ups: dict[int, set[Hexside]] = {}
+        stride, c0, r0 = self.stride, self.c0, self.r0
         for hs, t in list(m._written_hexsides.items()):  # as written: derivation adds only crest/stream/culvert
-            key = self.side_key(hs)
+            a, b = hs.a, hs.b
+            key = ((a.col - c0) * stride + a.row - r0, (b.col - c0) * stride + b.row - r0)  # side_key, inline
             if t.narrow_street is not None:
                 self.narrow.add(key)
-            for what, on in (("wall", t.wall), ("hedge", t.hedge), ("bocage", t.bocage)):
-                if on:
-                    self._add_wall(hs, what)
+            if t.wall:
+                self._add_wall(hs, "wall", key)
+            if t.hedge:
+                self._add_wall(hs, "hedge", key)
+            if t.bocage:
+                self._add_wall(hs, "bocage", key)
             if t.cliff and all(h in m.grid for h in hs.hexes):
                 ia_, ib_ = key
                 self.cliffs.setdefault(ia_, []).append(ib_)
@@ -793,7 +842,7 @@ class _Tables:
                 if m.hexside(hs).stream:
                     self.stream_sides.add(self.side_key(hs))
         self.up_sides = {i: frozenset(s) for i, s in ups.items()}
-        self.wall_hex = [False] * n
+        self.wall_hex: list[bool] | _Sparse = _Sparse(False) if n > SPARSE_OVER else [False] * n
         self.segments: list[_Segment] = []
         for ctr in m.counters:
             if ctr.type == "roadblock" and ctr.hexside is not None:
@@ -872,21 +921,29 @@ class _Tables:
         return (t.level if t is not None else m._default.level) * _Q
 
     # -- per hex
-    def _add_wall(self, hs: Hexside, what: str) -> None:
+    def _add_wall(self, hs: Hexside, what: str, key: tuple[int, int] | None = None) -> None:
         got = self._wall_kinds.get(what)
         if got is None:
             los_entry = self.chart.entry(what).los
             assert los_entry is not None
-            got = self._wall_kinds[what] = (los_entry, _quarters(los_entry["height"], f"hexside.{what}.los.height"))
-        e, height = got
-        grounds = [self.ground_of(h) for h in hs.hexes if h in self.m.grid]
-        base = max(grounds) if self.wall_on_higher else min(grounds)  # judgment.wall_on_hillside (B9.2)
+            got = self._wall_kinds[what] = (_quarters(los_entry["height"], f"hexside.{what}.los.height"),
+                                            {"roadblock": "roadblock (B29)"}.get(what, what), los_entry.rule,
+                                            los_entry["role"] == "obstacle")
+        height, name, rule, full = got
+        ground, grid = self.ground_of, self.m.grid
+        a, b = hs.a, hs.b
+        if a in grid and b in grid:
+            ga, gb = ground(a), ground(b)
+            # judgment.wall_on_hillside (B9.2)
+            base = (ga if ga > gb else gb) if self.wall_on_higher else (ga if ga < gb else gb)
+        else:
+            base = ground(a if a in grid else b)
         top = base + height
-        key = self.side_key(hs)
+        if key is None:
+            key = self.side_key(hs)
         old = self.walls.get(key)
         if old is None or old.top < top:
-            self.walls[key] = _Wall(top, {"roadblock": "roadblock (B29)"}.get(what, what), e.rule, hs,
-                                    e["role"] == "obstacle")
+            self.walls[key] = _Wall(top, name, rule, hs, full)
 
     def _hex(self, h: Hex) -> None:
         m = self.m

@@ -390,6 +390,10 @@ class Depiction:
 _LOC_RE = re.compile(r"^(?P<hex>[^/@\s]+)(?:/(?P<sub>[A-Za-z0-9]+))?(?:@(?P<at>[^\s]+))?$")
 
 
+#: a map built with this many hexes settles the garbage collector at load (Map.__init__)
+SETTLE_HEXES = 100_000
+
+
 class Map:
     """A map, frozen after construction. Build it with :meth:`load` or :meth:`from_data`.
 
@@ -425,6 +429,14 @@ class Map:
         self._by_hex = {h: tuple(v) for h, v in acc.items()}
         self._derived: dict[Hashable, Any] = {}
         self._derived_lock = threading.RLock()
+        # read here, once, so that an engine's first question does not scan a big map (issue 13 item 2)
+        self._stream_hexes = tuple(h for h, t in hexes.items() if t.stream is not None)
+        if len(hexes) >= SETTLE_HEXES:
+            # a map of this many hexes is built of ~a million new objects; the cyclic collector's first full
+            # pass over them (~0.3 s) is paid here, at load, not by whatever question comes first
+            import gc
+
+            gc.collect()
 
     # ------------------------------------------------------------------ construction
     @classmethod
@@ -597,6 +609,10 @@ class Map:
         """The units (``[[unit]]``) in Location ``loc`` (a Bypass position counts as its Location)."""
         base = loc.base()
         return tuple(u for u in self.units if u.at is not None and u.at.base() == base)
+
+    def stream_hexes(self) -> tuple[Hex, ...]:
+        """The hexes the map writes as stream hexes (B20), in the map's order."""
+        return self._stream_hexes
 
     def counters_at(self, h: Hex) -> tuple[Counter, ...]:
         """Counters in hex ``h`` (a roadblock counts in both hexes of its hexside)."""
