@@ -62,22 +62,24 @@ CAUSES: dict[str, Cause] = {c.key: c for c in (
           "(judgment.wall_vertex_both_sides). VASL blocks wherever its walk meets the wall's pixels, which are "
           "drawn across the vertex. VASL's documentation lists vertex cases among its known gaps."),
     Cause("hexside-near-end", "Walls near the firer or target", "B9.2", "asl-terrain",
-          "The thread crosses a wall or hedge hexside one hex away from the firer or the target. B9.2 exempts only "
-          "the hexsides of the firer's and the target's own hexes; VASL also passes over wall and hedge pixels "
-          "whose nearest hexside location is in a hex adjacent to them, or on a hexspine of their hexes."),
+          "The thread crosses a wall or hedge hexside one hex away from the firer or the target, or its drawing "
+          "(B9.1: the thick depiction as well as the hexside is the wall) where it runs on past the hexside's "
+          "end. B9.2 exempts only the hexsides of the firer's and the target's own hexes; VASL also passes over "
+          "wall and hedge pixels whose nearest hexside location is in a hex adjacent to them, or on a hexspine "
+          "of their hexes."),
     Cause("hexside-level", "Walls on hills", "B9.2", "judgment",
           "A wall or hedge on a hexside between two Base Levels, crossed by a LOS between two Locations at the "
           "higher level. asl-terrain stands the wall half a level above the higher of its two hexes, so it "
           "blocks that same-level LOS (B9.2; KGP's Hillside Walls, P6, are not among the rules it decides); "
           "VASL tests wall pixels only when both ends are at the ground level drawn under the pixel, here the "
           "lower side, so it never blocks."),
-    Cause("hexside-spill", "Wall or hedge artwork off its hexside", "B9.1", "judgment",
-          "VASL blocks where the thread crosses wall or hedge pixels drawn beside a hexside that carries no "
-          "wall (the artwork of a short or thick wall spills past the hexside's end, or the hexside holds too "
-          "little of it to be a wall hexside). asl-terrain rules a wall or hedge as its hexside, inclusive of "
-          "vertices (B9.1), so what is not a wall hexside does not block. B9.1 also makes the thick drawing part of "
-          "the wall, affecting a LOS through it, which reads for VASL where the drawing runs past the vertex: "
-          "a judgment, not a VASL error."),
+    Cause("hexside-spill", "Wall or hedge artwork beside the thread", "A6.1", "judgment",
+          "VASL blocks where its walk touches wall or hedge pixels. asl-terrain rules the thick drawing as the "
+          "wall as well as its hexside (B9.1), but where the thread crosses the drawing and not the hexside, "
+          "only if the drawing lies on both sides of it (A6.1: the obstruction visible on both sides of the "
+          "thread; read as pixels more than one pixel off the thread on each side): a thread through the corner "
+          "where two walls' drawings join, or over a drawing's tip, is not blocked by it. Pixels by no wall "
+          "hexside of the map (too little of a hexside drawn to make it a wall hexside) are not a wall."),
     Cause("bocage-spill", "Bocage artwork off its hexside", "B9.5", "asl-terrain",
           "VASL blocks with 'Cannot see through/over bocage' where its walk meets bocage pixels, but the thread "
           "crosses no bocage hexside of the map: the bocage drawn on a hexside of the firer's or target's own "
@@ -425,6 +427,8 @@ def classify(m: Map, raster: vasl.ArtworkRaster | None, line: vasl.OracleLine, r
         sides = _wall_pixel_hexsides(raster, _walk(raster, r), {r.a.hex, r.b.hex}, ("Bocage",))
         return "bocage-vertex" if any(m.hexside(hs).bocage for hs in sides) else "bocage-spill"
     if "hexside terrain" in vasl_reason and r.clear:
+        if r.borderline:
+            return "graze"
         if raster is None:
             return "hexside-vertex"
         sides = _wall_pixel_hexsides(raster, _walk(raster, r), {r.a.hex, r.b.hex})
@@ -432,6 +436,8 @@ def classify(m: Map, raster: vasl.ArtworkRaster | None, line: vasl.OracleLine, r
             return "hexside-spill"
         return "hexside-vertex"
     if not r.clear and bb is not None and bb.hexside is not None and not line.blocked:
+        if bb.rule == "B9.1" and r.borderline:  # the drawn wall within a pixel or two of the thread
+            return "graze"
         hs = bb.hexside
         base = max(m.terrain(h).level for h in hs.hexes)
         if r.elevations[0] != base or r.elevations[1] != base or \

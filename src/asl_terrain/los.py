@@ -95,6 +95,7 @@ class ObstacleKind(IntEnum):
     FULL = 1     # woods, buildings, ...: an obstacle standing on the ground (A6.2)
     HALF = 2     # walls, hedges, rubble, ...: a Half-Level obstacle (B9.2)
     ORCHARD = 3  # an orchard in season: an obstacle to LOS from higher, none at its own level (B14.2)
+    DRAWN_WALL = 4  # a wall, hedge or bocage as drawn on a board: its hexside's wall (wall_depiction_blocks, B9.1)
 
 
 class HindranceKind(IntEnum):
@@ -111,6 +112,7 @@ class HindranceKind(IntEnum):
 _S, _A, _T, _X, _V, _P = (Contact.SPAN.value, Contact.ALONG.value, Contact.TOUCH.value, Contact.CROSS.value,
                           Contact.VERTEX.value, Contact.PASS.value)
 _CREST, _FULL, _HALF, _ORCHARD = ObstacleKind.CREST, ObstacleKind.FULL, ObstacleKind.HALF, ObstacleKind.ORCHARD
+_DRAWN_WALL = ObstacleKind.DRAWN_WALL
 _H_OTHER, _H_ORCHARD, _H_ORCHARD_OUT, _H_BRIDGE = (HindranceKind.OTHER, HindranceKind.ORCHARD,
                                                   HindranceKind.ORCHARD_OUT, HindranceKind.BRIDGE)
 _ORCHARD_OUT_READINGS = ("same-level", "adjacent-once", "each")
@@ -530,6 +532,15 @@ class ArtworkDepiction:
                     self._counters[i] = hs
         for i in tab.bridges:  # B6.2: the bridge Hinders wherever the thread crosses its hex (see _bridge_hinders)
             self._counters.setdefault(i, []).extend(x for x in tab.rec(i).hindrances if x.kind is _H_BRIDGE)
+        # B9.1: the thick wall, hedge and bocage depiction is the wall as well as its hexside; its pixels name
+        # their hexside by a number that repeats only six hexes apart (_drawn_wall_key reads it back)
+        self._wall_base = len(raster.features)
+        self._wall_px: dict[tuple[int, int], Any] = {}
+        drawn = [((hs.a.col, hs.a.row), (hs.b.col, hs.b.row), _drawn_wall_number(hs)) for w in tab.walls.values()
+                 if w.what in _DRAWN_WALLS for hs in (w.hexside,)]
+        if drawn:
+            self.raster, self._wall_base = tab.m.derived(("vasl.artwork", "walls drawn", tuple(sorted(drawn))),
+                                                         lambda: raster.with_hexside_art(drawn), limit=32)
 
     def static(self, i: int) -> _Meet | None:
         """Hex index ``i``'s record if it does not depend on where the thread crosses the hex, else None."""
@@ -557,6 +568,23 @@ class ArtworkDepiction:
     def begin(self, p: Point, q: Point, shift: float = 0.0) -> _ArtworkThread:
         return _ArtworkThread(self, p, q, shift)
 
+    def wall_pixels(self, key: tuple[int, int]) -> Any:
+        """The pixel centres (an n x 2 array) drawn as the wall on hexside ``key`` (B9.1)."""
+        got = self._wall_px.get(key)
+        if got is None:
+            import numpy as np
+
+            raster = self.raster
+            hs = self.tab.walls[key].hexside
+            fid = self._wall_base + _drawn_wall_number(hs)
+            (ax, ay), (bx, by) = (raster.pixel(v) for v in hs.endpoints())
+            r = 13
+            x0, x1 = max(int(min(ax, bx)) - r, 0), min(int(max(ax, bx)) + r + 1, raster.width)
+            y0, y1 = max(int(min(ay, by)) - r, 0), min(int(max(ay, by)) + r + 1, raster.height)
+            xs, ys = np.nonzero(raster._raster[x0:x1, y0:y1] // 32 == fid)
+            got = self._wall_px[key] = np.stack([xs + x0 + 0.5, ys + y0 + 0.5], axis=1)
+        return got
+
     def interior(self, idx: int, t0: float, t1: float) -> _Meet:
         raise TypeError("ArtworkDepiction reads a thread's pixels: ask begin(p, q) for the thread's reader")
 
@@ -576,6 +604,12 @@ class ArtworkDepiction:
         hinds: list[_Hind] = []
         for c in codes:
             fid, elev = raster.decode(c)
+            if fid >= self._wall_base:
+                wall = _drawn_wall_key(tab, i, fid - self._wall_base)
+                if wall is not None:
+                    w = tab.walls[wall]
+                    obs.append(_Obs(w.top, _DRAWN_WALL, f"{w.what} as drawn", "B9.1", wall, False))
+                continue
             keys = raster.features[fid]
             if not keys or self._inherent(keys["terrain"]):
                 continue
@@ -628,6 +662,26 @@ class _ArtworkThread:
         if s is not None:
             return s  # type: ignore[no-any-return]
         return dep._record(idx, self._codes(t0, t1))
+
+    def drawn_on_both_sides(self, key: tuple[int, int]) -> bool:
+        """A6.1: whether the wall drawn on hexside ``key`` lies on both sides of this thread (pixels of it
+        more than a pixel to its left and to its right, between its ends), as a depiction must to block."""
+        import numpy as np
+
+        dep = self.dep
+        pts = dep.wall_pixels(key)
+        if len(pts) < 4:
+            return False
+        (x0, y0), (x1, y1) = dep.raster.los_point(self.p), dep.raster.los_point(self.q)
+        dx, dy = x1 - x0, y1 - y0
+        length = math.hypot(dx, dy) or 1.0
+        if self.shift:
+            x0, y0 = x0 + dy / length * self.shift, y0 - dx / length * self.shift
+        rx, ry = pts[:, 0] - x0, pts[:, 1] - y0
+        along = (rx * dx + ry * dy) / (length * length)
+        side = (rx * dy - ry * dx) / length
+        inside = (along >= 0) & (along <= 1)
+        return int(((side > 1.0) & inside).sum()) >= 2 and int(((side < -1.0) & inside).sum()) >= 2
 
     def in_depression(self, idx: int, t0: float, t1: float) -> bool:
         """Whether the thread stays within the stream or gully as drawn in hex ``idx`` between t0 and
@@ -1580,6 +1634,10 @@ def _walk(tab: _Tables, contacts: Iterable[tuple[Any, ...]], base: int, A: _End,
             kind = o.kind
             if top <= (slo if kind is _HALF else lo):
                 continue
+            if kind is _DRAWN_WALL:
+                if wall_depiction_blocks(tab, o.srcs, A, B, ea, eb, lo, hi, shi, c[1], out, reader):
+                    return
+                continue
             if kind is _ORCHARD and same:
                 continue
             if kind is _HALF:
@@ -1704,6 +1762,88 @@ def _out_of_season_orchard(tab: _Tables, h: _Hind, A: _End, B: _End, ea: int, eb
         return False
     out.orchard_out_once = True
     return True
+
+
+_DRAWN_WALLS = ("wall", "hedge", "bocage")
+_PERIOD = 6  # drawn-wall numbers repeat every six columns and rows: never two such hexsides near one hex
+
+
+def _drawn_wall_number(hs: Hexside) -> int:
+    """The number a hexside's wall pixels carry (see ``ArtworkRaster.with_hexside_art``): its direction N, NE or
+    SE from its hex on that side, and that hex's column and row modulo six."""
+    d = hs.a.direction_to(hs.b)
+    h = hs.a if d < 3 else hs.b
+    return d % 3 + 3 * (h.col % _PERIOD + _PERIOD * (h.row % _PERIOD))
+
+
+def _drawn_wall_key(tab: _Tables, i: int, n: int) -> tuple[int, int] | None:
+    """The wall (its key in ``tab.walls``) whose pixels carry number ``n`` and were met in or beside hex index
+    ``i``: the one such hexside near the hex; None if it carries no wall."""
+    h = tab.hex_of(i)
+    d, rest = n % 3, n // 3
+    cm, rm = rest % _PERIOD, rest // _PERIOD
+    col = h.col + (cm - h.col + _PERIOD // 2) % _PERIOD - _PERIOD // 2
+    row = h.row + (rm - h.row + _PERIOD // 2) % _PERIOD - _PERIOD // 2
+    a = Hex(col, row)
+    key = tab.side_key(Hexside.of(a, a.neighbour(d)))
+    return key if key in tab.walls else None
+
+
+def _runs_along(p: Point, q: Point, hs: Hexside) -> bool:
+    """Whether the thread from ``p`` to ``q`` lies exactly along hexside ``hs`` (on its hexspine)."""
+    (x0, y0), (x1, y1) = p, q
+    for vx, vy in hs.endpoints():
+        if abs((x1 - x0) * (vy - y0) - (y1 - y0) * (vx - x0)) > 1e-9:
+            return False
+    return True
+
+
+def _crossing(p: Point, q: Point, hs: Hexside) -> float | None:
+    """The parameter (0 at ``p``, 1 at ``q``) where the thread crosses hexside ``hs`` between its end
+    vertices, or None where it does not."""
+    (x0, y0), (x1, y1) = p, q
+    (ax, ay), (bx, by) = hs.endpoints()
+    den = (x1 - x0) * (by - ay) - (y1 - y0) * (bx - ax)
+    if den == 0:
+        return None
+    t = ((ax - x0) * (by - ay) - (ay - y0) * (bx - ax)) / den
+    u = ((ax - x0) * (y1 - y0) - (ay - y0) * (x1 - x0)) / den
+    return t if 0 <= t <= 1 and 0 < u < 1 else None
+
+
+def wall_depiction_blocks(tab: _Tables, key: tuple[int, ...], A: _End, B: _End, ea: int, eb: int, lo: int,
+                          hi: int, shi: int, t: float, out: _Outcome, reader: Any) -> bool:
+    """B9.1: on a board's artwork the thick wall, hedge or bocage depiction, as well as the hexside itself,
+    represents the wall and affects any LOS through it: a thread crossing the drawing where it spills past its
+    hexside's end meets the wall as if it crossed the hexside. B9.2 still decides: it is a Half-Level
+    obstacle to same-level LOS (bocage: a one-level one, B9.52), never one to any part of its own hex, and a
+    wall lying lengthwise along the LOS is ruled by the hexspine rule (``_along_wall_counts``), not by its
+    drawing. Where the thread does not cross the hexside, the drawing must lie on both sides of it (A6.1):
+    a thread through the corner where two drawn walls join, beside one of them, is not blocked by that one.
+    Recorded in ``out``."""
+    if A.idx in key or B.idx in key:
+        return False
+    w = tab.walls[(key[0], key[1])]
+    if _runs_along(A.point, B.point, w.hexside):
+        return False
+    at = _crossing(A.point, B.point, w.hexside)
+    how = "" if at is not None else "as drawn past its hexside"
+    if at is None:
+        if not reader.drawn_on_both_sides((key[0], key[1])):
+            return False
+        at = t
+    if w.full:
+        blocked = bocage_blocks(tab, w, (key[0], key[1]), lo, hi, A, B, ea, eb, at, out, how)
+    elif w.top > shi:
+        out.clear = False
+        out.block = _Block(at, None, w.hexside, f"{w.what} {how} (Half-Level obstacle)".replace("  ", " "),
+                           w.rule if not how else "B9.1")
+        blocked = True
+    else:
+        return False
+    if blocked and how:
+        out.rules.append("B9.1")
+    return blocked
 
 
 def _along_wall_counts(tab: _Tables, key: tuple[int, int], ia: int, ib: int) -> bool:

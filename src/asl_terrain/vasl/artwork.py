@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any, cast
 import numpy as np
 
 from asl_terrain.errors import MapError
+from asl_terrain.grid import Hex as GridHex
 
 from .archive import BoardArchive, TurnedBoard, read_board
 from .data import _ENV_VAR
@@ -40,6 +41,8 @@ _FEATURE_TERRAIN: dict[str, str] = {
     "Stone Rubble Ground Level": "rubble",
     "Wooden Rubble Ground Level": "rubble",
 }
+_WALL_ART = ("Wall", "Hedge", "Bocage")  # the hexside terrain drawn thick, whose depiction is the wall (B9.1)
+_WALL_REACH = 12.0  # px: every wall, hedge and bocage pixel of the shared boards lies within 10 px of its hexside
 _ELEV_BIAS = 8  # a depiction code is feature * 32 + elevation + 8 (elevations -8 .. 23)
 _CODE_STEP = 32
 
@@ -217,6 +220,54 @@ class ArtworkRaster:
                 x0, y0 = int(dc * HEX_WIDTH), int(dr * HEX_HEIGHT)
                 self._turned.append((x0, y0, x0 + b.grid_width, y0 + b.grid_height, dc, dr, b.width, b.height,
                                      ArtworkRaster([(b.original, 0, 0)], table)))
+
+    def with_hexside_art(self, sides: Sequence[tuple[Hex, Hex, int]], reach: float = _WALL_REACH,
+                         names: Sequence[str] = _WALL_ART) -> tuple[ArtworkRaster, int]:
+        """A copy whose pixels drawn as one of the hexside terrains ``names`` (walls, hedges, bocage) within
+        ``reach`` pixels of one of ``sides`` carry the feature id ``base + n`` of the nearest such side
+        ``(hex, hex, n)``, and ``base``: B9.1 makes the thick depiction, as well as the hexside, the wall.
+        The ``n`` need not be distinct: a reader tells sides of one ``n`` apart by where it meets them. The
+        copy has the same ground under every pixel; a board turned 180° keeps its printed view without them.
+        """
+        base = len(self.features)
+        top = max((n for _, _, n in sides), default=-1)
+        if not sides or base + top >= 2**16 // _CODE_STEP:
+            return self, base
+        codes = [c for c, t in self.table.types.items() if t.name in names]
+        art = np.zeros((self.width, self.height), dtype=bool)
+        for b, dc, dr in self.archives:
+            x0, y0 = int(dc * HEX_WIDTH), int(dr * HEX_HEIGHT)
+            art[x0 : x0 + b.grid_width, y0 : y0 + b.grid_height] = np.isin(b.terrain, codes)
+        best = np.full((self.width, self.height), np.inf, dtype=np.float32)
+        fid = np.zeros((self.width, self.height), dtype=np.int32)
+        geo = self.geometry
+        for ha, hb, n in sides:
+            k = next((k for k in range(6) if GridHex(*ha).neighbour(k) == GridHex(*hb)), None)
+            if k is None:
+                continue
+            p0, p1 = geo.hexside_segment(ha[0], ha[1], k)
+            xa, xb = max(int(min(p0[0], p1[0]) - reach), 0), min(int(max(p0[0], p1[0]) + reach) + 1, self.width)
+            ya, yb = max(int(min(p0[1], p1[1]) - reach), 0), min(int(max(p0[1], p1[1]) + reach) + 1, self.height)
+            if xa >= xb or ya >= yb:
+                continue
+            xs = np.arange(xa, xb, dtype=np.float64)[:, None] + 0.5
+            ys = np.arange(ya, yb, dtype=np.float64)[None, :] + 0.5
+            dx, dy = p1[0] - p0[0], p1[1] - p0[1]
+            t = np.clip(((xs - p0[0]) * dx + (ys - p0[1]) * dy) / (dx * dx + dy * dy), 0.0, 1.0)
+            dist = np.hypot(xs - (p0[0] + t * dx), ys - (p0[1] + t * dy)).astype(np.float32)
+            near = art[xa:xb, ya:yb] & (dist <= reach) & (dist < best[xa:xb, ya:yb])
+            best[xa:xb, ya:yb][near] = dist[near]
+            fid[xa:xb, ya:yb][near] = base + n
+        drawn = fid > 0
+        out = copy.copy(self)
+        raster = self._raster.copy()
+        raster[drawn] = (fid[drawn] * _CODE_STEP + raster[drawn] % _CODE_STEP).astype(raster.dtype)
+        raster.setflags(write=False)
+        out._raster = raster
+        out._flat = raster.reshape(-1)
+        out._hex_codes = {}
+        out.features = self.features + tuple({"terrain": "hexside-art", "side": n} for n in range(top + 1))
+        return out, base
 
     # -- codes
     @staticmethod
