@@ -50,7 +50,7 @@ from typing import Any, Literal, Protocol, TypeAlias
 
 from . import grid
 from .chart import Chart, default_chart
-from .errors import ChartError, QueryError
+from .errors import ChartError, MapError, QueryError
 from .grid import Hex, Hexside, Naming, Point, Trace, example_vertex, naming
 from .model import Conditions, HexTerrain, Location, Map
 from .rulings import Item, distinct, fmt, num
@@ -868,17 +868,24 @@ class _Tables:
         self.stream_sides: set[tuple[int, int]] = set()
         ups: dict[int, set[Hexside]] = {}
         stride, c0, r0 = self.stride, self.c0, self.r0
-        for hs, t in list(m._written_hexsides.items()):  # as written: derivation adds only crest/stream/culvert
+        # as written (derivation adds only crest/stream/culvert), listed by the map at load (a big map's walls
+        # are not looked for here); side keys and ground levels worked out inline
+        grid, q = m.grid, _Q
+        for hs, t, ta, tb in m.walled_hexsides():
             a, b = hs.a, hs.b
-            key = ((a.col - c0) * stride + a.row - r0, (b.col - c0) * stride + b.row - r0)  # side_key, inline
+            key = ((a.col - c0) * stride + a.row - r0, (b.col - c0) * stride + b.row - r0)
+            grounds = ((ta.level if ta is not None else m._default.level) * q if a in grid else None,
+                       (tb.level if tb is not None else m._default.level) * q if b in grid else None)
+            if t.wall:
+                self._add_wall(hs, "wall", key, grounds)
+            if t.hedge:
+                self._add_wall(hs, "hedge", key, grounds)
+            if t.bocage:
+                self._add_wall(hs, "bocage", key, grounds)
+        for hs, t in m.written_hexsides_with():
+            key = self.side_key(hs)
             if t.narrow_street is not None:
                 self.narrow.add(key)
-            if t.wall:
-                self._add_wall(hs, "wall", key)
-            if t.hedge:
-                self._add_wall(hs, "hedge", key)
-            if t.bocage:
-                self._add_wall(hs, "bocage", key)
             if t.cliff and all(h in m.grid for h in hs.hexes):
                 ia_, ib_ = key
                 self.cliffs.setdefault(ia_, []).append(ib_)
@@ -975,7 +982,10 @@ class _Tables:
         return (t.level if t is not None else m._default.level) * _Q
 
     # -- per hex
-    def _add_wall(self, hs: Hexside, what: str, key: tuple[int, int] | None = None) -> None:
+    def _add_wall(self, hs: Hexside, what: str, key: tuple[int, int] | None = None,
+                  grounds: tuple[int | None, int | None] | None = None) -> None:
+        """Put a wall, hedge, bocage or roadblock (``what``) on ``hs`` (``grounds``: its hexes' ground levels
+        in quarters, None off the map; looked up when not given)."""
         got = self._wall_kinds.get(what)
         if got is None:
             los_entry = self.chart.entry(what).los
@@ -984,14 +994,20 @@ class _Tables:
                                             {"roadblock": "roadblock (B29)"}.get(what, what), los_entry.rule,
                                             los_entry["role"] == "obstacle")
         height, name, rule, full = got
-        ground, grid = self.ground_of, self.m.grid
-        a, b = hs.a, hs.b
-        if a in grid and b in grid:
-            ga, gb = ground(a), ground(b)
+        if grounds is None:
+            grid = self.m.grid
+            ga, gb = (self.ground_of(h) if h in grid else None for h in (hs.a, hs.b))
+        else:
+            ga, gb = grounds
+        if ga is not None and gb is not None:
             # judgment.wall_on_hillside (B9.2)
             base = (ga if ga > gb else gb) if self.wall_on_higher else (ga if ga < gb else gb)
+        elif ga is not None:
+            base = ga
+        elif gb is not None:
+            base = gb
         else:
-            base = ground(a if a in grid else b)
+            raise MapError(f"{self.m.name}: hexside {self.m.name_of(hs)} has no hex on the map")
         top = base + height
         if key is None:
             key = self.side_key(hs)

@@ -431,6 +431,14 @@ class Map:
         self._derived_lock = threading.RLock()
         # read here, once, so that an engine's first question does not scan a big map (issue 13 item 2)
         self._stream_hexes = tuple(h for h, t in hexes.items() if t.stream is not None)
+        walled, other = [], []
+        for hs, st in hexsides.items():
+            if st.wall or st.hedge or st.bocage:
+                walled.append((hs, st, hexes.get(hs.a), hexes.get(hs.b)))
+            if st.narrow_street is not None or st.cliff or st.rowhouse_wall or st.slope is not None:
+                other.append((hs, st))
+        self._walled_hexsides = tuple(walled)
+        self._other_hexsides = tuple(other)
         if len(hexes) >= SETTLE_HEXES:
             # a map of this many hexes is built of ~a million new objects; the cyclic collector's first full
             # pass over them (~0.3 s) is paid here, at load, not by whatever question comes first
@@ -613,6 +621,15 @@ class Map:
     def stream_hexes(self) -> tuple[Hex, ...]:
         """The hexes the map writes as stream hexes (B20), in the map's order."""
         return self._stream_hexes
+
+    def walled_hexsides(self) -> tuple[tuple[Hexside, HexsideTerrain, HexTerrain | None, HexTerrain | None], ...]:
+        """The written hexsides with a wall, hedge or bocage (B9), in the map's order, each with the written
+        terrain of its two hexes (None: not written; the hex is the default terrain, or off the map)."""
+        return self._walled_hexsides
+
+    def written_hexsides_with(self) -> tuple[tuple[Hexside, HexsideTerrain], ...]:
+        """The written hexsides with a Narrow Street, cliff, rowhouse wall or slope, in the map's order."""
+        return self._other_hexsides
 
     def counters_at(self, h: Hex) -> tuple[Counter, ...]:
         """Counters in hex ``h`` (a roadblock counts in both hexes of its hexside)."""
