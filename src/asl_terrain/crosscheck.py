@@ -367,30 +367,6 @@ def _vasl_terrain_met(raster: vasl.ArtworkRaster, r: Any) -> tuple[set[str], set
     return ends, met
 
 
-_WATER = ("Water", "Shallow Water")
-_HEXES_WITH: dict[tuple[int, str], frozenset[Hex]] = {}
-
-
-def _hexes_with(raster: vasl.ArtworkRaster, name: str) -> frozenset[Hex]:
-    """The map hexes holding any pixel of VASL terrain ``name`` (cached per raster)."""
-    key = (id(raster), name)
-    got = _HEXES_WITH.get(key)
-    if got is None:
-
-        out: set[Hex] = set()
-        codes = [c for c, t in raster.table.types.items() if t.name == name]
-        for archive, dc, dr in raster.archives:
-            mask = np.isin(np.asarray(archive.terrain), codes)
-            if mask.any():
-                hexes = list(archive.geometry.hexes)
-                for i in np.unique(archive.geometry.hex_index_raster()[mask]):
-                    if i >= 0:
-                        c, r = hexes[int(i)]
-                        out.add(Hex(c + dc, r + dr))
-        got = _HEXES_WITH[key] = frozenset(out)
-    return got
-
-
 def classify(m: Map, raster: vasl.ArtworkRaster | None, line: vasl.OracleLine, r: Any) -> str:
     """The cause (a key of :data:`CAUSES`) of one disagreement with VASL; ``r`` is the engine's ruling
     with its A6.1 ``borderline`` flag computed. Terrain the map does not carry is named first: where it

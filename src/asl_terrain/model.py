@@ -15,8 +15,9 @@ import re
 import threading
 from collections.abc import Callable, Hashable
 from dataclasses import dataclass, replace
+from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Iterator, Literal, Mapping, NamedTuple, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, Iterator, Literal, Mapping, NamedTuple, TypeVar
 
 from . import ssr
 from .errors import AslTerrainError, BadName, MapError, NotAdjacent, UnknownLocation
@@ -31,6 +32,7 @@ if TYPE_CHECKING:
 
 Place = Literal["", "rooftop", "crest", "culvert", "under"]
 _T = TypeVar("_T")
+_K = TypeVar("_K", bound=Hashable)
 
 
 @dataclass(frozen=True, slots=True)
@@ -371,6 +373,36 @@ class BoardNaming(Naming):
         return f"BoardNaming({self.prefix!r}, {', '.join(b.prefix for b in self.boards)})"
 
 
+class SharedCache(Generic[_K, _T]):
+    """A bounded cache that threads share: the value of a key is made (outside the lock) the first time it
+    is asked for and published under the lock, the first one made winning, so every thread gets the same
+    value; at most ``limit`` values are kept (the oldest goes first). The caches of one map live in
+    :meth:`Map.derived`, so they go when the map goes."""
+
+    __slots__ = ("_lock", "_values", "limit")
+
+    def __init__(self, limit: int) -> None:
+        self.limit = max(limit, 1)
+        self._lock = threading.Lock()
+        self._values: dict[_K, _T] = {}
+
+    def get(self, key: _K, make: Callable[[], _T]) -> _T:
+        """The value kept under ``key``, made by ``make()`` when there is none."""
+        got = self._values.get(key)
+        if got is None:
+            value = make()
+            with self._lock:
+                got = self._values.get(key)
+                if got is None:
+                    while len(self._values) >= self.limit:
+                        self._values.pop(next(iter(self._values)))
+                    self._values[key] = got = value
+        return got
+
+    def __len__(self) -> int:
+        return len(self._values)
+
+
 @dataclass(frozen=True, slots=True)
 class Depiction:
     """How the hexes' terrain is depicted for LOS (A6.1): ``"whole-hex"`` (hand-made maps), or ``"vasl"``:
@@ -521,10 +553,11 @@ class Map:
         todo = [n for n in new_names if n not in self.conditions.ssr]
         if not todo:
             return self
-        cache = self.__dict__.setdefault("_ssr_maps", {})
-        got = cache.get(new_names)
-        if isinstance(got, Map):
-            return got
+        maps: SharedCache[tuple[str, ...], Map] = self.derived(("map.ssr",), partial(SharedCache, 16))
+        return maps.get(new_names, lambda: self._switched(new_names, todo))
+
+    def _switched(self, new_names: tuple[str, ...], todo: list[str]) -> Map:
+        """The map with SSR switches ``todo`` applied (``new_names``: all those then in force)."""
         fields = ("terrain", "level", "building", "building_type", "upper_levels", "steeple", "building_id",
                   "stairwell", "stream", "culvert", "ford", "offboard")
         hexes: dict[Hex, HexTerrain] = {}
@@ -546,7 +579,6 @@ class Map:
         new._default = self._default
         new.not_carried = self.not_carried
         new.ssr_parent = self  # the artwork's pixels are the parent's (vasl.map_artwork)
-        cache[new_names] = new
         return new
 
     # ------------------------------------------------------------------ hexes and hexsides

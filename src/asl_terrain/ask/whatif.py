@@ -3,13 +3,13 @@
 
 Each item is a counter object exactly as a map file's ``[[counter]]`` table writes it (map-format.md), in JSON:
 ``{"type": "smoke", "at": "O18", "strength": 2}``. The map file itself is never changed: the query is answered
-on :meth:`Map.with_counters`, kept in a small cache so that repeated questions about one situation stay warm.
+on :meth:`Map.with_counters`, kept with the map (a small :class:`SharedCache` in :meth:`Map.derived`) so that
+repeated questions about one situation stay warm.
 """
 
 from __future__ import annotations
 
-import threading
-from collections import OrderedDict
+from functools import partial
 from typing import Any
 
 from pydantic import TypeAdapter, ValidationError
@@ -17,12 +17,9 @@ from pydantic import TypeAdapter, ValidationError
 from ..errors import AslTerrainError, QueryError
 from ..grid import Hexside, Vertex
 from ..mapfile import Counter as CounterModel
-from ..model import Counter, Map
+from ..model import Counter, Map, SharedCache
 
 _ADAPTER: TypeAdapter[list[Any]] = TypeAdapter(list[CounterModel])
-_CACHE: OrderedDict[tuple[int, tuple[Counter, ...]], tuple[Map, Map]] = OrderedDict()
-_CACHE_SIZE = 16
-_LOCK = threading.Lock()
 
 
 def counters_from_json(m: Map, data: Any) -> tuple[Counter, ...]:
@@ -113,15 +110,5 @@ def what_if_map(m: Map, data: Any) -> Map:
     counters = counters_from_json(m, data)
     if counters == m.counters:
         return m
-    key = (id(m), counters)
-    with _LOCK:
-        hit = _CACHE.get(key)
-        if hit is not None and hit[0] is m:
-            _CACHE.move_to_end(key)
-            return hit[1]
-    new = m.with_counters(counters)
-    with _LOCK:
-        _CACHE[key] = (m, new)  # holding m keeps its id from being reused while the entry lives
-        while len(_CACHE) > _CACHE_SIZE:
-            _CACHE.popitem(last=False)
-    return new
+    maps: SharedCache[tuple[Counter, ...], Map] = m.derived(("what-if",), partial(SharedCache, 16))
+    return maps.get(counters, lambda: m.with_counters(counters))

@@ -1,11 +1,11 @@
 """The public movement API (as networkx's shortest paths: one set of rules, one search): :func:`context` and
 the typed :func:`rule_move`, :func:`rule_path` and :func:`rule_reach`, which take typed values only; the
 name-taking :func:`move_cost`, :func:`path` and :func:`reach`, which parse names at the edge
-(:mod:`.names`) and call the same code; and the contexts and search tables cached with each map."""
+(:mod:`.names`) and call the same code; and the contexts and search tables cached with each map
+(thread-safe: two threads may ask about one map at once)."""
 
 from __future__ import annotations
 
-import weakref
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from fractions import Fraction
 from typing import Any
@@ -13,7 +13,7 @@ from typing import Any
 from ..chart import Chart, default_chart
 from ..errors import QueryError
 from ..grid import Hex, Hexside, Vertex
-from ..model import Conditions, Location, Map
+from ..model import Conditions, Location, Map, SharedCache
 from ..rulings import distinct, fmt
 from ..units import Unit
 from .context import Context
@@ -26,17 +26,20 @@ from .terrain import checked_location, road_bonus_spoilers
 
 # ============================================================================================ caches
 
-#: per map: the contexts by (chart, conditions, unit, allowance, flags), and the search's tables by
-#: ("tables", chart, conditions, unit, flags); they go when the map goes
-_MOVERS: weakref.WeakKeyDictionary[Map, dict[tuple[Any, ...], Context | Tables]] = weakref.WeakKeyDictionary()
+
+class _MapCache:
+    """The contexts and search tables of one map, kept with it (:meth:`Map.derived`) and shared by threads:
+    contexts by (chart, conditions, unit, allowance, flags), tables by (chart, conditions, unit, flags)."""
+
+    __slots__ = ("contexts", "tables")
+
+    def __init__(self) -> None:
+        self.contexts: SharedCache[tuple[Any, ...], Context] = SharedCache(64)
+        self.tables: SharedCache[tuple[Any, ...], Tables] = SharedCache(64)
 
 
-def _per_map(m: Map) -> dict[tuple[Any, ...], Context | Tables]:
-    per = _MOVERS.get(m)
-    if per is None:
-        per = {}
-        _MOVERS[m] = per
-    return per
+def _per_map(m: Map) -> _MapCache:
+    return m.derived(("movement",), _MapCache)
 
 
 def context(m: Map, unit: Unit, allowance: Fraction | None = None, *, dash: bool = False, rout: bool = False,
@@ -54,14 +57,7 @@ def _cached(m: Map, unit: Unit, allowance: Fraction | None, dash: bool, rout: bo
     ch = chart if chart is not None else default_chart()
     allow = allowance if allowance is not None else unit.allowance
     key = (ch, cond, unit, allow, dash, rout)
-    per = _per_map(m)
-    c = per.get(key)
-    if not isinstance(c, Context):
-        if len(per) > 64:
-            per.clear()
-        c = Context.of(m, ch, cond, unit, allow, dash, rout)
-        per[key] = c
-    return c
+    return _per_map(m).contexts.get(key, lambda: Context.of(m, ch, cond, unit, allow, dash, rout))
 
 
 def _check_flags(unit: Unit, dash: bool, rout: bool) -> None:
@@ -90,15 +86,9 @@ _SEARCH_ALLOWANCE = ONE
 
 def _search_tables(c: Context) -> Tables:
     """The tables every ``reach`` of ``c``'s unit, map, chart, conditions and flags shares."""
-    key = ("tables", c.chart, c.cond, c.unit, c.dash, c.rout)
-    per = _per_map(c.m)
-    t = per.get(key)
-    if not isinstance(t, Tables):
-        sc = context(c.m, c.unit, _SEARCH_ALLOWANCE, dash=c.dash, rout=c.rout, conditions=c.cond, chart=c.chart)
-        t = Tables(sc)
-        per = _per_map(c.m)  # _context may have cleared it
-        per[key] = t
-    return t
+    key = (c.chart, c.cond, c.unit, c.dash, c.rout)
+    return _per_map(c.m).tables.get(key, lambda: Tables(context(c.m, c.unit, _SEARCH_ALLOWANCE, dash=c.dash,
+                                                                  rout=c.rout, conditions=c.cond, chart=c.chart)))
 
 
 # ============================================================================================ public API

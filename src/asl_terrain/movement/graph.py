@@ -9,6 +9,8 @@ its hex the unit is at are made once and shared.
 
 from __future__ import annotations
 
+import functools
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from functools import partial
@@ -35,7 +37,12 @@ Edge = tuple[int, int, bool, bool, MoveRuling]
 @dataclass(eq=False)
 class Tables:
     """The search's tables for one context: node ids, adjacency lists by node id (None until built), the
-    rulings the Bypass positions of a hex share, and which hexes may be bypassed off a Narrow Street."""
+    rulings the Bypass positions of a hex share, and which hexes may be bypassed off a Narrow Street.
+
+    Shared by every search of the context, also from threads searching at once: a node gets its id under
+    ``lock`` (its Location and adjacency slot appended before its id is published), and an adjacency list
+    is made outside the lock and published under it, the first one made winning. The other look-ups are
+    the same whoever makes them first."""
 
     c: Context
     ids: dict[Location, int] = field(default_factory=dict)
@@ -43,15 +50,24 @@ class Tables:
     adj: list[list[Edge] | None] = field(default_factory=list)
     _shared: dict[tuple[Any, ...], list[MoveRuling]] = field(default_factory=dict)
     _bypass_ok: dict[Hex, bool] = field(default_factory=dict)
+    lock: threading.Lock = field(default_factory=threading.Lock)
 
     def node_id(self, loc: Location) -> int:
         """The search's integer id of a Location (or Bypass position)."""
         i = self.ids.get(loc)
         if i is None:
+            with self.lock:
+                i = self._new_id(loc)
+        return i
+
+    def _new_id(self, loc: Location) -> int:
+        """``loc``'s id, made if it has none (the caller holds ``lock``)."""
+        i = self.ids.get(loc)
+        if i is None:
             i = len(self.nodes)
-            self.ids[loc] = i
             self.nodes.append(loc)
             self.adj.append(None)
+            self.ids[loc] = i
         return i
 
     def adjacency(self, u: int) -> list[Edge]:
@@ -59,9 +75,13 @@ class Tables:
         the first time the search needs them."""
         got = self.adj[u]
         if got is None:
-            got = [(self.node_id(r.to), scaled(r.cost), r.keeps_road_bonus, r.all_mf, r)
-                   for r in edges(self, self.nodes[u]) if r.to is not None]
-            self.adj[u] = got
+            moves = edges(self, self.nodes[u])  # made outside the lock: other threads search on
+            with self.lock:
+                got = self.adj[u]
+                if got is None:
+                    got = [(self._new_id(r.to), scaled(r.cost), r.keeps_road_bonus, r.all_mf, r)
+                           for r in moves if r.to is not None]
+                    self.adj[u] = got
         return got
 
     def shared(self, key: tuple[Any, ...], frm: Location, make: Callable[[], list[MoveRuling]]) -> list[MoveRuling]:
@@ -84,22 +104,17 @@ class Tables:
         return got
 
 
-_SCALED: dict[Fraction, int] = {}
-
-
 def scaled(x: Fraction | None) -> int:
     """A cost as the search's integer (``SCALE`` per MF/MP), exact for the chart's halves and quarters."""
-    if x is None:
-        return 0
-    got = _SCALED.get(x)
-    if got is None:
-        y = x * SCALE
-        if y.denominator != 1:
-            raise QueryError(f"a movement cost of {x} is not a multiple of 1/{SCALE}; check the chart")
-        got = int(y)
-        if len(_SCALED) < 4096:
-            _SCALED[x] = got
-    return got
+    return 0 if x is None else _scaled(x)
+
+
+@functools.lru_cache(maxsize=4096)
+def _scaled(x: Fraction) -> int:
+    y = x * SCALE
+    if y.denominator != 1:
+        raise QueryError(f"a movement cost of {x} is not a multiple of 1/{SCALE}; check the chart")
+    return int(y)
 
 
 def _allowed(r: MoveRuling | Prohibition) -> list[MoveRuling]:

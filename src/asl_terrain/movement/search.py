@@ -12,6 +12,7 @@ from __future__ import annotations
 import contextlib
 import gc
 import heapq
+import threading
 from collections.abc import Callable, Hashable, Iterable, Iterator
 from typing import TypeVar
 
@@ -55,15 +56,32 @@ def dijkstra(source: N, successors: Callable[[N, int], Iterable[tuple[N, int | N
     return dist, pred
 
 
-@contextlib.contextmanager
-def gc_paused() -> Iterator[None]:
-    """Pause the cyclic garbage collector while a search builds its tables: tens of thousands of acyclic
-    records would otherwise trigger full collections that cost a fifth of a cold search. The previous state
-    is restored however the block ends."""
-    was = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was:
-            gc.enable()
+class _GcPause:
+    """The collector's pause, shared by the searches running at once: the first to start turns it off (when
+    it was on), the last to end turns it back on. The collector is the process's, so is this."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.depth = 0
+        self.was = False
+
+    @contextlib.contextmanager
+    def __call__(self) -> Iterator[None]:
+        with self.lock:
+            if self.depth == 0:
+                self.was = gc.isenabled()
+                gc.disable()
+            self.depth += 1
+        try:
+            yield
+        finally:
+            with self.lock:
+                self.depth -= 1
+                if self.depth == 0 and self.was:
+                    gc.enable()
+
+
+#: Pause the cyclic garbage collector while a search builds its tables: tens of thousands of acyclic
+#: records would otherwise trigger full collections that cost a fifth of a cold search. The previous state
+#: is restored however the block ends, also when several threads search at once.
+gc_paused = _GcPause()
