@@ -278,12 +278,12 @@ def _path_total(c: Context, start: Location, rulings: list[MoveRuling], total: F
     it (B3.4), or not."""
     m = c.m
     road_bonus = bonus and bool(rulings)
-    allow = c.allowance + (c.p.road_bonus_mf if road_bonus else ZERO)
-    lost = (None if road_bonus or not rulings else c.p.bonus_spoiled_by or
+    allow = c.allowance + (c.parameters.road_bonus_mf.value if road_bonus else ZERO)
+    lost = (None if road_bonus or not rulings else c.bonus_spoiled_by or
             (_road_bonus_lost(m, c, rulings) if any(r.road_rate for r in rulings) else None))
     if total > allow:
         why = (f"it costs {fmt(total)} {c.k.units}, more than the allowance of {fmt(allow)}"
-               + ("" if road_bonus else (f" ({c.p.bonus_spoiled_by})" if c.p.bonus_spoiled_by and rulings else
+               + ("" if road_bonus else (f" ({c.bonus_spoiled_by})" if c.bonus_spoiled_by and rulings else
                                           f" ({_road_bonus_lost(m, c, rulings)})" if rulings else "")))
         return PathRuling(False, total, c.k.units, road_bonus, allow, tuple(rulings), start, why,
                           "B3.4" if not road_bonus and c.bonus_unit else "A4.1", m.names)
@@ -320,7 +320,7 @@ def _search(t: Tables, start: Location,
     """
     cut = scaled(allowance)
     c = t.c
-    cut_b = scaled(allowance + c.p.road_bonus_mf) if c.bonus_unit else cut
+    cut_b = scaled(allowance + c.parameters.road_bonus_mf.value) if c.bonus_unit else cut
     adjacency = t.adjacency
 
     def successors(x: int, d: int) -> Iterator[tuple[int, int, MoveRuling]]:

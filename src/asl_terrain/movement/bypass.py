@@ -127,7 +127,7 @@ def only_woods_and_buildings_bypassed(b: _Bypass) -> Prohibition | None:
     if b.ns:
         return None
     th = b.c.m.terrain(b.h)
-    if th.terrain not in b.c.p.bypass_terrain or th.is_stream:
+    if th.terrain not in b.c.parameters.bypass_terrain.value or th.is_stream:
         return Prohibition(f"only woods and building hexes are bypassed ({b.c.n(b.h)} is {th.terrain}"
                            f"{', a stream hex' if th.is_stream else ''})", "D2.3" if b.c.k.vbm else "A4.3")
     return None
@@ -195,9 +195,9 @@ def bypass_mf_or_vbm(b: _Bypass, items: list[Item]) -> list[Item]:
     c = b.c
     along = f"along {c.n(b.s)} in {c.n(b.h)} to vertex {c.n_vertex(b.v)}"
     if not c.k.vbm:
-        return [Item(c.p.bypass_mf, f"Bypass {along}", "A4.3")]
+        return [Item(c.parameters.bypass_mf.value, f"Bypass {along}", "A4.3")]
     assert c.vbm_full is not None  # vbm_for_this_unit
-    if b.ns and (not c.k.wagon or c.p.wagon_half_bypass):
+    if b.ns and (not c.k.wagon or c.judgment_calls.wagon_half_bypass.value):
         return [Item(c.vbm_half, f"VBM {along}: half the normal {c.vbm_full_text} {c.k.units} on a Narrow Street",
                      "P5.11")]
     return [Item(c.vbm_full, f"VBM {along}", "D2.3")]
@@ -213,9 +213,9 @@ def bypass_smoke(b: _Bypass, items: list[Item]) -> list[Item]:
     out: list[Item] = []
     sh = narrow_street_smoke(m, b.s)
     if sh is not None:
-        out.append(Item(c.p.narrow_street_smoke_bypass, f"SMOKE in {c.n(sh)} beside Narrow Street {c.n(b.s)}",
+        out.append(Item(c.parameters.narrow_street_smoke_bypass.value, f"SMOKE in {c.n(sh)} beside Narrow Street {c.n(b.s)}",
                         "P5.11"))
-    if not c.p.narrow_street_smoke_replaces_cot and m.smoke(h) and sh != h:
+    if not c.judgment_calls.narrow_street_smoke_replaces_cot.value and m.smoke(h) and sh != h:
         out.append(smoke_item(c, h))
     return out
 
@@ -230,7 +230,7 @@ def bypass_entry_crossing(b: _Bypass, items: list[Item]) -> list[Item]:
     c, (hs_x, hst_x) = b.c, crossed
     x = b.frm.hex
     out = list(items)
-    if c.p.bypass_entry_crosses_hexside:
+    if c.judgment_calls.bypass_entry_crosses_hexside.value:
         tx, th = c.m.terrain(x), c.m.terrain(b.h)
         up = th.level - tx.level if (hst_x.crest and th.level > tx.level) else 0
         if up:
@@ -271,7 +271,7 @@ def bypass_keeps_bonus(b: _Bypass) -> bool:
     if crossed is not None:
         hst_x = crossed[1]
         road_in = road_hexside_type(hst_x) is not None or (b.frm.is_bypass and bypass_ns(b.frm, c.m))
-        if not road_in or road_negated(c.m, b.h) or (c.p.fence_denies_road_bonus and hst_x.fence):
+        if not road_in or road_negated(c.m, b.h) or (c.judgment_calls.fence_denies_road_bonus.value and hst_x.fence):
             return False
     return keeps_bonus(c, b.s.hexes, None)
 

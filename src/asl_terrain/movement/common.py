@@ -33,7 +33,7 @@ def first_prohibition(rules: Sequence[Callable[[_T], Prohibition | None]], x: _T
 
 def blaze_prohibition(c: Context, h: Hex) -> Prohibition | None:
     """Entering a Blaze Location is NA (B25; judgment blaze_entry_na): shared by every kind of entry."""
-    if c.p.blaze_entry_na and c.m.has_counter(h, "blaze"):
+    if c.judgment_calls.blaze_entry_na.value and c.m.has_counter(h, "blaze"):
         return Prohibition(f"{c.n(h)} holds a Blaze", "B25")
     return None
 
@@ -55,10 +55,10 @@ def hexside_items(c: Context, a: Hex, hs: Hexside, hst: HexsideTerrain, items: l
     if hst.slope is None:
         return
     if hst.slope == a:
-        items.append(Item(c.p.up_slope, f"moves Up-Slope across slope hexside {c.n(hs)}",
+        items.append(Item(c.up_slope, f"moves Up-Slope across slope hexside {c.n(hs)}",
                           "P2.52" if c.k.pays_mp else "P2.51"))
     elif c.k.inf and c.unit.skis:
-        items.append(Item(-c.p.skis_down_slope_bonus_mf, f"skis: bonus for crossing slope hexside {c.n(hs)} Down-Slope",
+        items.append(Item(-c.parameters.skis_down_slope_bonus_mf.value, f"skis: bonus for crossing slope hexside {c.n(hs)} Down-Slope",
                           "P2.51"))
 
 
@@ -68,12 +68,12 @@ def climb_items(c: Context, cot: Fraction, levels: int, road: bool, hs: Hexside,
     if levels <= 0:
         return
     if not c.k.pays_mp:
-        extra = cot * (c.p.cot_doubled_up - 1) if c.p.doubles_cot else ZERO
+        extra = cot * (c.parameters.cot_doubled_up.value - 1) if c.doubles_cot else ZERO
         if extra:
             items.append(Item(extra, f"COT doubled: climbs across Crest Line {c.n(hs)}",
                               "B3.4" if road else "B10.4"))
     else:
-        per = c.p.vehicle_up_level_road_mp if road else c.p.vehicle_up_level_mp
+        per = c.parameters.vehicle_up_level_road_mp.value if road else c.parameters.vehicle_up_level_mp.value
         items.append(Item(per * levels, f"climbs {levels} level{'s' if levels > 1 else ''} across Crest "
                                         f"Line {c.n(hs)}" + (" at the road rate" if road else ""),
                           "B3.41" if road else "B10.4"))
@@ -81,7 +81,7 @@ def climb_items(c: Context, cot: Fraction, levels: int, road: bool, hs: Hexside,
 
 def smoke_item(c: Context, h: Hex) -> Item:
     """SMOKE in the Location entered: artificial terrain, +1 to the COT (B.2)."""
-    return Item(c.p.smoke_cot, f"SMOKE in {c.n(h)} (part of the COT)", "B.2")
+    return Item(c.parameters.smoke_cot.value, f"SMOKE in {c.n(h)} (part of the COT)", "B.2")
 
 
 def vehicle_items(c: Context, h: Hex, road: bool) -> list[Item]:
@@ -92,7 +92,7 @@ def vehicle_items(c: Context, h: Hex, road: bool) -> list[Item]:
     nv = len(c.m.vehicles(h))
     if not nv:
         return []
-    per = c.p.vehicle_in_hex_road_mp if road else c.p.vehicle_in_hex_mp
+    per = c.parameters.vehicle_in_hex_road_mp.value if road else c.parameters.vehicle_in_hex_mp.value
     return [Item(per * nv, f"{nv} vehicle/wreck{'s' if nv > 1 else ''} in {c.n(h)}"
                  + (" entered at the road rate" if road else ""), "B3.42" if road else "D2.14")]
 
@@ -101,7 +101,7 @@ def weather_flag(c: Context, hst: HexsideTerrain, ta: HexTerrain, tb: HexTerrain
     """Whether P2.54 flags this crossing: rain or snow (E3.54/E3.723, the chart's
     ``elevation_change_weather``) with a slope hexside crossed or a change of elevation across a Crest
     Line."""
-    return c.p.elevation_change_weather and (hst.slope is not None or (hst.crest and tb.level != ta.level))
+    return c.elevation_change_weather and (hst.slope is not None or (hst.crest and tb.level != ta.level))
 
 
 def keeps_bonus(c: Context, hexes: Sequence[Hex], hst: HexsideTerrain | None) -> bool:
@@ -115,7 +115,7 @@ def bonus_spoilers(c: Context, hexes: Sequence[Hex], hst: HexsideTerrain | None)
     """What a road move into ``hexes`` across ``hst`` meets that spoils the B3.4 road bonus, named: the
     fence (judgment fence_denies_road_bonus), a roadblock on the hexside, and :func:`road_bonus_spoilers`."""
     out: list[str] = []
-    if hst is not None and c.p.fence_denies_road_bonus and hst.fence:
+    if hst is not None and c.judgment_calls.fence_denies_road_bonus.value and hst.fence:
         tag = c.chart.judgment("fence_denies_road_bonus").tag
         out.append(f"the barbed-wire fence on {c.n(hst.hexside)} (judgment fence_denies_road_bonus [{tag}])")
     if hst is not None and c.m.roadblock(hst.hexside) is not None:

@@ -13,7 +13,8 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
 
-from ..chart import Chart
+from ..chart import Chart, Judgments
+from ..chart import Params as ChartParams
 from ..grid import Hex, Hexside, Vertex
 from ..model import Conditions, HexTerrain, Location, Map, material_key
 from ..rulings import Item, fmt
@@ -48,93 +49,23 @@ class Kind:
                    unit.type == "infantry", unit.type == "cavalry", wagon, unit.pays_mp or wagon)
 
 
-@dataclass(frozen=True, slots=True)
-class Params:
-    """The terrain chart's movement parameters and judgments, read once, as they apply to one unit under
-    some conditions (each field is named for its chart entry; the chart carries its rule)."""
-
-    cot_doubled_up: Fraction
-    vehicle_up_level_mp: Fraction
-    vehicle_up_level_road_mp: Fraction
-    road_bonus_mf: Fraction
-    vehicle_in_hex_mp: Fraction
-    vehicle_in_hex_road_mp: Fraction
-    smoke_cot: Fraction
-    #: up_slope_mp for a unit that pays MP, else up_slope_mf
-    up_slope: Fraction
-    skis_down_slope_bonus_mf: Fraction
-    stairwell_mf: Fraction
-    bypass_mf: Fraction
-    vbm_factor: Fraction
-    narrow_street_vbm_factor: Fraction
-    narrow_street_smoke_bypass: Fraction
-    crest_status_mf: Fraction
-    vca_change_mp: Fraction
-    vca_change_in_obstacle_mp: Fraction
-    #: stream_woods_crest_mf and its kin, by the terrain of the stream hex (P4.12)
-    stream_crest_mf: dict[str, Fraction]
-    #: grain is in season under the conditions (B15.3, Conditions.grain_in_season)
-    grain_in_season: bool
-    bypass_terrain: tuple[str, ...]
-    vca_obstacle_terrain: tuple[str, ...]
-    cavalry_charge_na_terrain: tuple[str, ...]
-    #: the conditions' weather is one of elevation_change_weather (P2.54)
-    elevation_change_weather: bool
-    narrow_street_crossing_is_road: bool
-    rout_across_narrow_street: bool
-    wagon_half_bypass: bool
-    blaze_entry_na: bool
-    narrow_street_smoke_replaces_cot: bool
-    bypass_entry_crosses_hexside: bool
-    fence_denies_road_bonus: bool
-    #: Infantry and Cavalry pay COT x2 going up; Wagons, which pay MF too, by judgment wagon_cot_doubled_up
-    doubles_cot: bool
-    #: why this unit can never earn the B3.4 road bonus (None when it can)
-    bonus_spoiled_by: str | None
-
-    @classmethod
-    def of(cls, chart: Chart, unit: Unit, cond: Conditions) -> Params:
-        """The parameters of ``chart`` for ``unit`` under ``cond``."""
-        p = chart.param
-        j = chart.judgment
-
-        def f(key: str) -> Fraction:
-            return Fraction(p(key).value)
-
-        def b(key: str) -> bool:
-            return bool(j(key).value)
-
-        wagon = unit.type == "wagon"
-        weather = cond.weather
-        spoiled: str | None = None
-        if unit.type not in p("road_bonus_units").value:
-            spoiled = "only Infantry, Cavalry and horse-drawn units get the road bonus"
-        elif unit.pushing_gun:
-            spoiled = "no road bonus while pushing a Gun (C10.3)"
-        elif weather in p("road_bonus_lost_weather").value:
-            spoiled = f"no road bonus in {weather.replace('-', ' ')} (B3.4)"
-        return cls(
-            f("cot_doubled_up"), f("vehicle_up_level_mp"), f("vehicle_up_level_road_mp"), f("road_bonus_mf"),
-            f("vehicle_in_hex_mp"), f("vehicle_in_hex_road_mp"), f("smoke_cot"),
-            f("up_slope_mp" if unit.pays_mp else "up_slope_mf"), f("skis_down_slope_bonus_mf"), f("stairwell_mf"),
-            f("bypass_mf"), f("vbm_factor"), f("narrow_street_vbm_factor"), f("narrow_street_smoke_bypass"),
-            f("crest_status_mf"), f("vca_change_mp"), f("vca_change_in_obstacle_mp"),
-            {"woods": f("stream_woods_crest_mf"), "pine-woods": f("stream_pine_woods_crest_mf"),
-             "brush": f("stream_brush_crest_mf"), "orchard": f("stream_orchard_crest_mf")},
-            cond.grain_in_season(chart), tuple(p("bypass_terrain").value), tuple(p("vca_obstacle_terrain").value),
-            tuple(p("cavalry_charge_na_terrain").value), weather in p("elevation_change_weather").value,
-            b("narrow_street_crossing_is_road"), b("rout_across_narrow_street"), b("wagon_half_bypass"),
-            b("blaze_entry_na"), b("narrow_street_smoke_replaces_cot"), b("bypass_entry_crosses_hexside"),
-            b("fence_denies_road_bonus"),
-            not unit.pays_mp and (not wagon or b("wagon_cot_doubled_up")),
-            spoiled,
-        )
+def _bonus_spoiled_by(chart: Chart, unit: Unit, weather: str) -> str | None:
+    """Why ``unit`` can never earn the B3.4 road bonus in ``weather`` (None when it can)."""
+    parameters = chart.parameters
+    if unit.type not in parameters.road_bonus_units.value:
+        return "only Infantry, Cavalry and horse-drawn units get the road bonus"
+    if unit.pushing_gun:
+        return "no road bonus while pushing a Gun (C10.3)"
+    if weather in parameters.road_bonus_lost_weather.value:
+        return f"no road bonus in {weather.replace('-', ' ')} (B3.4)"
+    return None
 
 
 @dataclass(frozen=True, slots=True, eq=False)
 class Context:
-    """What the movement rules read for one unit on one map: the map, the chart and its parameters
-    (:class:`Params`), the conditions, the unit and its :class:`Kind`, the allowance (for ALL costs) and
+    """What the movement rules read for one unit on one map: the map, the chart and its typed entries
+    (``chart.parameters``, ``chart.judgment_calls``: the chart's one declaration of them), what those come to
+    for this unit, the conditions, the unit and its :class:`Kind`, the allowance (for ALL costs) and
     whether the move is a Dash or a rout. Frozen; the dictionaries are caches of look-ups, never rules."""
 
     m: Map
@@ -142,7 +73,9 @@ class Context:
     cond: Conditions
     unit: Unit
     k: Kind
-    p: Params
+    #: the chart's entries, typed (one declaration: chart.Params and chart.Judgments); each carries its rule
+    parameters: ChartParams
+    judgment_calls: Judgments
     allowance: Fraction
     dash: bool
     rout: bool
@@ -152,7 +85,20 @@ class Context:
     vbm_full: Fraction | None
     #: half that along a Narrow Street (P5.11)
     vbm_half: Fraction
-    #: whether this unit can earn the B3.4 road bonus at all (``p.bonus_spoiled_by`` is None)
+    #: what the chart's entries come to for this unit under these conditions:
+    #: param.up_slope_mp for a unit that pays MP, else param.up_slope_mf (P2.51)
+    up_slope: Fraction
+    #: param.stream_woods_crest_mf and its kin, by the terrain of the stream hex (P4.12)
+    stream_crest_mf: dict[str, Fraction]
+    #: grain is in season under the conditions (B15.3, Conditions.grain_in_season)
+    grain_in_season: bool
+    #: the conditions' weather is one of param.elevation_change_weather (P2.54)
+    elevation_change_weather: bool
+    #: Infantry and Cavalry pay COT x2 going up; Wagons, which pay MF too, by judgment.wagon_cot_doubled_up
+    doubles_cot: bool
+    #: why this unit can never earn the B3.4 road bonus (None when it can)
+    bonus_spoiled_by: str | None
+    #: whether this unit can earn the B3.4 road bonus at all (``bonus_spoiled_by`` is None)
     bonus_unit: bool
     _names: dict[object, str] = field(default_factory=dict)
     _costs: dict[str, tuple[Any, str, bool, str]] = field(default_factory=dict)
@@ -163,14 +109,22 @@ class Context:
         """The context of ``unit`` moving on ``m``."""
         written = getattr(m, "_written_hexsides", None)
         has_ns = True if written is None else any(t.narrow_street is not None for t in written.values())
-        p = Params.of(chart, unit, cond)
-        c = cls(m, chart, cond, unit, Kind.of(unit), p, allowance, dash, rout, has_ns, None, ZERO,
-                p.bonus_spoiled_by is None)
+        parameters, judgment_calls = chart.parameters, chart.judgment_calls
+        crest = {"woods": parameters.stream_woods_crest_mf, "pine-woods": parameters.stream_pine_woods_crest_mf,
+                 "brush": parameters.stream_brush_crest_mf, "orchard": parameters.stream_orchard_crest_mf}
+        spoiled = _bonus_spoiled_by(chart, unit, cond.weather)
+        up_slope = parameters.up_slope_mp if unit.pays_mp else parameters.up_slope_mf
+        c = cls(m, chart, cond, unit, Kind.of(unit), parameters, judgment_calls, allowance, dash, rout, has_ns,
+                vbm_full=None, vbm_half=ZERO, up_slope=up_slope.value,
+                stream_crest_mf={k: v.value for k, v in crest.items()}, grain_in_season=cond.grain_in_season(chart),
+                elevation_change_weather=cond.weather in parameters.elevation_change_weather.value,
+                doubles_cot=not unit.pays_mp and (unit.type != "wagon" or judgment_calls.wagon_cot_doubled_up.value),
+                bonus_spoiled_by=spoiled, bonus_unit=spoiled is None)
         og = c.cost("open")[0]
         if isinstance(og, Fraction):
-            full = og * p.vbm_factor
+            full = og * parameters.vbm_factor.value
             object.__setattr__(c, "vbm_full", full)
-            object.__setattr__(c, "vbm_half", full * p.narrow_street_vbm_factor)
+            object.__setattr__(c, "vbm_half", full * parameters.narrow_street_vbm_factor.value)
         return c
 
     @property
@@ -240,7 +194,7 @@ class Context:
         as stone or wooden rubble (B24.4), grain out of season as Open Ground (B15.4)."""
         if self.m.is_rubble(t.hex):
             return material_key("rubble", t.building)
-        if t.terrain == "grain" and not self.p.grain_in_season:
+        if t.terrain == "grain" and not self.grain_in_season:
             return "open"
         return t.terrain
 

@@ -70,7 +70,7 @@ def no_dash_across_or_along_narrow_street(e: _Entry) -> Prohibition | None:
 def no_rout_across_narrow_street(e: _Entry) -> Prohibition | None:
     """Routing straight across a Narrow Street is allowed unless judgment rout_across_narrow_street says
     otherwise (P5.11 forbids routing along one: bypass.no_rout_along_narrow_street)."""
-    if e.ctx.rout and e.hst.narrow_street is not None and not e.ctx.p.rout_across_narrow_street:
+    if e.ctx.rout and e.hst.narrow_street is not None and not e.ctx.judgment_calls.rout_across_narrow_street.value:
         return Prohibition("routing across a Narrow Street is NA (judgment rout_across_narrow_street)", "P5.11")
     return None
 
@@ -143,7 +143,7 @@ def vehicle_onto_or_off_bridge_only_by_its_road(e: _Entry) -> Prohibition | None
 def no_cavalry_charge_into_woods(e: _Entry) -> Prohibition | None:
     """Cavalry may not charge into woods (B13.4; the terrain is the chart's ``charge_na``)."""
     if (e.ctx.k.cav and e.ctx.unit.charging and e.tb is not None
-            and e.tb.terrain in e.ctx.p.cavalry_charge_na_terrain):
+            and e.tb.terrain in e.ctx.parameters.cavalry_charge_na_terrain.value):
         return Prohibition("Cavalry may not charge into woods", "B13.4")
     return None
 
@@ -234,14 +234,14 @@ def crest_status_cost(c: _Cost) -> list[Part] | Prohibition | None:
     no = crest_status_problem(ctx.m, tb.hex, hst.hexside)
     if no:
         return no
-    special = ctx.p.stream_crest_mf.get(tb.terrain)
+    special = ctx.stream_crest_mf.get(tb.terrain)
     if special is not None and not hst.stream and ctx.k.inf and ctx.unit.good_order:
         why = (f"gains Crest status in stream-{tb.terrain} {ctx.n(tb.hex)} along non-stream hexside "
                f"{ctx.n(hst.hexside)}")
         return [Part(special, why, "P4.12", False, why)]
     parts = _stream_parts(ctx, tb, hst)
     why = f"gains Crest status in {ctx.n(tb.hex)}"
-    parts.append(Part(ctx.p.crest_status_mf, why, "B20.91", False, why))
+    parts.append(Part(ctx.parameters.crest_status_mf.value, why, "B20.91", False, why))
     return parts
 
 
@@ -316,7 +316,7 @@ def road_rate_problem(c: Context, to: Location, tb: HexTerrain, hs: Hexside, hst
     across a Narrow Street (P5.11)."""
     if road_type is None:
         return Prohibition(f"no road crosses hexside {c.n(hs)}", "B3.4")
-    if hst.road is None and not c.p.narrow_street_crossing_is_road:
+    if hst.road is None and not c.judgment_calls.narrow_street_crossing_is_road.value:
         return Prohibition(f"crossing Narrow Street {c.n(hs)} is not a road hexside crossing", "P5.11")
     if to.place != "" or tb.is_in_stream(to.place):
         return Prohibition(f"the road rate does not take a unit IN a stream or to Crest status ({c.n(to)})", "B3.4")

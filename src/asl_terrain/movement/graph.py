@@ -99,7 +99,7 @@ class Tables:
         got = self._bypass_ok.get(h)
         if got is None:
             m = self.c.m
-            got = h in m and m.terrain(h).terrain in self.c.p.bypass_terrain and not m.terrain(h).is_stream
+            got = h in m and m.terrain(h).terrain in self.c.parameters.bypass_terrain.value and not m.terrain(h).is_stream
             self._bypass_ok[h] = got
         return got
 

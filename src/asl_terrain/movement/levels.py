@@ -177,7 +177,7 @@ def crest_status_change(x: _LevelChange) -> MoveRuling | Prohibition | None:
         why = f"gains Crest status in {c.n(h)} from IN the stream"
     else:
         why = f"leaves Crest status for IN the stream in {c.n(h)}"
-    return c.ok(frm, to, [Item(c.p.crest_status_mf, why, "B20.91")])
+    return c.ok(frm, to, [Item(c.parameters.crest_status_mf.value, why, "B20.91")])
 
 
 def building_levels_only_for_infantry(x: _LevelChange) -> Prohibition | None:
@@ -214,7 +214,7 @@ def stairwell_climb(x: _LevelChange) -> MoveRuling | Prohibition | None:
     stair = ("stairwell" if t.stairwell else "steeple's inherent stairwell (P5.2)" if t.steeple
              else "inherent stairwell of a single-hex two-story house (P5.3)")
     inherent = () if t.stairwell else ("P5.2",) if t.steeple else ("P5.3",)
-    r = c.ok(frm, to, [Item(c.p.stairwell_mf * d, f"{way} {d} level{'s' if d > 1 else ''} by the "
+    r = c.ok(frm, to, [Item(c.parameters.stairwell_mf.value * d, f"{way} {d} level{'s' if d > 1 else ''} by the "
                                                   f"{stair} of {c.n(frm.hex)}", "B23.42")])
     return replace(r, note_rules=inherent) if inherent else r
 

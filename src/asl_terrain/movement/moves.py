@@ -75,8 +75,8 @@ def with_vca(c: Context, r: MoveRuling, vca: int | None) -> tuple[MoveRuling, in
     turn = min((d - vca) % 6, (vca - d) % 6)
     if not turn or r.all_mf:
         return r, d
-    obstacle = _in_vca_obstacle(c.m, frm.hex, c.p.vca_obstacle_terrain)
-    per = c.p.vca_change_in_obstacle_mp if obstacle else c.p.vca_change_mp
+    obstacle = _in_vca_obstacle(c.m, frm.hex, c.parameters.vca_obstacle_terrain.value)
+    per = c.parameters.vca_change_in_obstacle_mp.value if obstacle else c.parameters.vca_change_mp.value
     item = Item(per * turn, f"changes VCA {turn} hexspine{'s' if turn > 1 else ''} to face {c.n(to.hex)}"
                             + (f" in {c.m.terrain(frm.hex).terrain} {c.n(frm.hex)}" if obstacle else ""),
                 "D2.11")
