@@ -234,3 +234,67 @@ def test_a_user_chart_entry_the_declaration_does_not_have_is_refused(tmp_path: P
     with pytest.raises(ChartError) as e:
         load_chart(path)
     assert str(e.value).startswith(path) and "judgment.road_bonus_first_hexside: unknown entry" in str(e.value)
+
+
+#: each retired value as the chart gave it before it was taken out (issue 10 item 5), as a user's chart copied
+#: from the old bundled one still gives it
+_OLD_VALUES = {
+    "terrain.stream-shallow.los": '{ role = "depression", rule = "B20.2", tag = "V" }',
+    "terrain.stream-dry.los": '{ role = "depression", rule = "B19.2", tag = "V" }',
+    "terrain.stream-deep.los": '{ role = "depression", rule = "B20.2", tag = "V" }',
+    "terrain.stream-flooded.los": '{ role = "depression", rule = "B20.2", tag = "V" }',
+    "terrain.bridge.los.role": '"hindrance"',
+    "terrain.bridge.mp": '{ motorcycle = 3, armored-car = 3, fully-tracked = 1, half-track = 1, truck = 4, rule = "B6", '
+                         'tag = "U" }',
+    "terrain.building-wooden.tem.open_ground": "false",
+    "terrain.rubble.tem.open_ground": "false",
+    "terrain.rubble-wooden.tem.open_ground": "false",
+    "terrain.culvert.tem.indirect": "0",
+    "hexside.rowhouse-wall.los": '{ role = "obstacle", rule = "B23.71", tag = "R" }',
+    "hexside.cliff.los": '{ role = "none", rule = "B11.2", tag = "V" }',
+    "hexside.cliff.tem": '{ direct = 0, indirect = 0, rule = "B11.3", tag = "V" }',
+    "hexside.fence.los": '{ role = "none", rule = "P3.2", tag = "U" }',
+    "hexside.narrow-street-roadblock.los.role": '"half-level"',
+    "hexside.narrow-street-roadblock.tem.residual_fp": "0",
+}
+
+
+def _toml_line(where: str, value: str) -> str:
+    parts = where.split(".")
+    return f"[{'.'.join(parts[:3])}]\n{parts[3]} = {value}\n" if len(parts) == 4 else \
+        f"[{'.'.join(parts[:2])}]\n{parts[2]} = {value}\n"
+
+
+def test_every_retired_value_is_listed_with_its_old_value() -> None:
+    from asl_terrain.chart import RETIRED
+
+    assert sorted(RETIRED) == sorted(_OLD_VALUES)
+
+
+@pytest.mark.parametrize("where", sorted(_OLD_VALUES))
+def test_a_user_chart_giving_a_retired_value_loads_with_a_warning_naming_it(tmp_path: Path, where: str) -> None:
+    """A value no rule reads was taken out of the chart; a user's chart that still gives it is not broken: it
+    loads, the value is dropped, and a ChartDeprecationWarning says which and why."""
+    from asl_terrain.chart import RETIRED, ChartDeprecationWarning
+
+    path = _user_chart(tmp_path, _toml_line(where, _OLD_VALUES[where]))
+    with pytest.warns(ChartDeprecationWarning, match=re.escape(where) + r" is no longer read"):
+        c = load_chart(path)
+    assert c.retired == (f"{path}: {where} is no longer read ({RETIRED[where]}); it is ignored",)
+    assert c.all_values() == default_chart().all_values()
+
+
+def test_a_hindrance_height_is_dropped_but_an_obstacle_height_is_read(tmp_path: Path) -> None:
+    """brush, grain, graveyard and marsh once gave los.height = 0, which no rule reads (a Hindrance stands at
+    param.hindrance_height): a user's chart giving it loads with a warning. A user who makes brush an
+    obstacle gives it the height it stands at, and that is kept."""
+    from asl_terrain.chart import ChartDeprecationWarning
+
+    path = _user_chart(tmp_path, "[terrain.brush.los]\nheight = 0\n")
+    with pytest.warns(ChartDeprecationWarning, match=r"terrain\.brush\.los\.height is no longer read"):
+        assert "height" not in load_chart(path).entry("brush").los.values  # type: ignore[union-attr]
+    path = _user_chart(tmp_path, "[terrain.brush.los]\nrole = \"obstacle\"\nheight = 1\n")
+    los = load_chart(path).entry("brush").los
+    assert los is not None and los["role"] == "obstacle" and los["height"] == 1
+    with pytest.raises(ChartError, match="terrain.brush.los.role: 'obstacle' stands as high as the entry's height"):
+        load_chart(_user_chart(tmp_path, "[terrain.brush.los]\nrole = \"obstacle\"\n"))

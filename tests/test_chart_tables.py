@@ -1,7 +1,7 @@
 """Issue 10 item 5 for the [terrain] and [hexside] tables: every value of every group (mf, mp, mp_buttoned_up,
 los, tem) of the bundled chart is read, proven by changing it in a copy of the chart and finding some ruling on
 a one-feature map that changes (a move into or across it, a LOS past it, the TEM of a unit in or behind it).
-Values no ruling reads are listed in UNREAD with the reason (docs/chart-research.md)."""
+Values no ruling reads are listed in UNREAD with the reason (docs/chart-research.md); none are left."""
 
 from __future__ import annotations
 
@@ -53,38 +53,9 @@ SIDE: dict[str, tuple[dict[str, Any], list[dict[str, Any]], list[dict[str, Any]]
 }
 
 #: (table.entry.group.key): why no ruling reads it. Each is tested to change no ruling on these maps, and the
-#: engines were read for other readers (docs/chart-research.md)
-_HINDRANCE_HEIGHT = "a Hindrance stands at param.hindrance_height (digest §7.6), whatever its own height"
-_STREAM_ROLE = "a stream's depression comes from the hex's stream key (B20.2, A6.3), not from this role"
-_OPEN = "the engine rules the unit in Open Ground and cites the group's rule; it reads none of its values"
-_NO_ROAD_RATE = ("read only for a road-rate entry or a LOS through the hex (B3.3), which the building or rubble "
-                 "blocks or negates (B3.43); its positive TEM ends Open Ground anyway (A4.6)")
-UNREAD: dict[str, str] = {
-    "terrain.brush.los.height": _HINDRANCE_HEIGHT,
-    "terrain.grain.los.height": _HINDRANCE_HEIGHT,
-    "terrain.graveyard.los.height": _HINDRANCE_HEIGHT,
-    "terrain.marsh.los.height": _HINDRANCE_HEIGHT,
-    "terrain.orchard.los.inherent": "on a hand-made map an orchard's Hindrance is always whole-hex (B14.2); only an "
-                                    "imported board's artwork reading asks the flag",
-    "terrain.building-wooden.tem.open_ground": _NO_ROAD_RATE,
-    "terrain.rubble.tem.open_ground": _NO_ROAD_RATE,
-    "terrain.rubble-wooden.tem.open_ground": _NO_ROAD_RATE,
-    **{f"terrain.stream-{d}.los.role": _STREAM_ROLE for d in ("shallow", "dry", "deep", "flooded")},
-    **{f"terrain.{e}.tem.{k}": _OPEN for e in ("stream-shallow", "stream-dry", "stream-deep", "stream-flooded",
-                                               "culvert", "bridge") for k in ("direct", "indirect", "open_ground")},
-    **{f"terrain.bridge.mp.{k}": "a vehicle drives onto a bridge's deck only across its road hexsides, at the road "
-                                 "rate (B6.1)" for k in UNIT_COLUMNS[3:]},
-    "terrain.bridge.los.role": "a bridge is always the B6.2 Hindrance (its hindrance is read), never this role",
-    "hexside.rowhouse-wall.los.role": "a rowhouse wall is always an obstacle as high as its taller building (B23.71)",
-    "hexside.cliff.los.role": "a cliff is no obstacle itself (B11.2); its Blind Hexes come from the cliff key",
-    "hexside.cliff.tem.direct": "no TEM beyond a Crest Line's (B11.3): the engine reads none",
-    "hexside.cliff.tem.indirect": "no TEM beyond a Crest Line's (B11.3): the engine reads none",
-    "hexside.fence.los.role": "a fence is no LOS obstacle or Hindrance (P3.2): the LOS code does not ask",
-    "hexside.narrow-street-roadblock.los.role": "the roadblock's centre-to-centre segment is always a Half-Level "
-                                                "obstacle (P5.141): its height is read, not this role",
-    "hexside.narrow-street-roadblock.tem.residual_fp": "Residual FP has no firer whose LOS crosses the segment: "
-                                                       "P5.141's no-TEM is ruled whatever the value",
-}
+#: engines were read for other readers (docs/chart-research.md). Empty: the values nothing read were made
+#: live or taken out of the chart (chart.RETIRED says why, and a user's chart giving one still loads).
+UNREAD: dict[str, str] = {}
 
 
 def M(hexes: list[dict[str, Any]] = [], hexsides: list[dict[str, Any]] = [],  # noqa: B006

@@ -12,6 +12,7 @@ Imports: errors, limits, cache (and pydantic). Never an engine.
 from __future__ import annotations
 
 import math
+import warnings
 from dataclasses import dataclass, fields
 from fractions import Fraction
 from functools import lru_cache
@@ -180,6 +181,8 @@ class Chart:
         self.judgments = {k: _value(v) for k, v in data["judgment"].items()}
         self.parameters = _declared(Params, "param", self.params, source)
         self.judgment_calls = _declared(Judgments, "judgment", self.judgments, source)
+        #: the retired values the chart file gave, each a note saying it is ignored and why (:data:`RETIRED`)
+        self.retired: tuple[str, ...] = ()
 
     def param(self, name: str) -> Value[Any]:
         """A named parameter. :raises ChartError: naming it when the chart lacks it."""
@@ -247,8 +250,78 @@ def parse_chart(text: str, source: str) -> Chart:
     return _freeze(_decode(text, source), source)
 
 
+class ChartDeprecationWarning(UserWarning):
+    """A chart gives a value no rule reads any more (:data:`RETIRED`): it is dropped, and the chart loads."""
+
+
+_HINDRANCE_HEIGHT = ("a Hindrance stands param.hindrance_height above its ground (digest 7.6) whatever its own "
+                     "height: los.height is read only for a role that stands as high as it (obstacle, orchard, "
+                     "half-level)")
+#: Values the chart once had that no rule reads, taken out of the bundled chart (issue 10 item 5): ``table.entry.
+#: group`` or ``table.entry.group.key``, each with why nothing reads it. A user's chart that still gives one
+#: loads: the value is dropped with a :class:`ChartDeprecationWarning` naming it (docs/chart-research.md,
+#: "Retired chart values"). So is a los.height where the bundled entry has none and the role stands at no height.
+RETIRED: dict[str, str] = {
+    **{f"terrain.stream-{d}.los": "a stream's depression comes from the hex's stream key (B20.2, A6.3), not from "
+                                  "a LOS role" for d in ("shallow", "dry", "deep", "flooded")},
+    "terrain.bridge.los.role": "a bridge is always the B6.2 Hindrance (its los.hindrance is read), never a role",
+    "terrain.bridge.mp": "a vehicle drives onto a bridge's deck only across its road hexsides, at the road rate "
+                         "(B6.1)",
+    **{f"terrain.{e}.tem.open_ground": "terrain with a positive TEM is never Open Ground (A4.6)"
+       for e in ("building-wooden", "rubble", "rubble-wooden")},
+    "terrain.culvert.tem.indirect": "no attack that reads the TEM vs Indirect Fire (Indirect Fire, Air Bursts, "
+                                    "Aerial attacks) can affect a unit IN a Stream Culvert (P4.24)",
+    "hexside.rowhouse-wall.los": "a rowhouse wall is always an obstacle as high as its taller building (B23.71)",
+    "hexside.cliff.los": "a cliff is no obstacle itself (B11.2); its Blind Hexes come from the map's cliff key",
+    "hexside.cliff.tem": "a cliff gives no TEM beyond a Crest Line's (B11.3)",
+    "hexside.fence.los": "a fence is no LOS obstacle or Hindrance (P3.2)",
+    "hexside.narrow-street-roadblock.los.role": "the roadblock's centre-to-centre segment is always a Half-Level "
+                                                "obstacle (P5.141): only its los.height is read",
+    "hexside.narrow-street-roadblock.tem.residual_fp": "Residual FP has no firer whose LOS crosses the roadblock's "
+                                                       "segment, so P5.141's TEM never applies to it",
+}
+
+
+def _without_retired(data: dict[str, Any], base: dict[str, Any], source: str) -> tuple[dict[str, Any], list[str]]:
+    """``data`` without the :data:`RETIRED` values (and Hindrances' heights) it gives, and a note for each."""
+    notes: list[str] = []
+    out = dict(data)
+    for table in ("terrain", "hexside"):
+        entries = out.get(table)
+        if not isinstance(entries, dict):
+            continue
+        out[table] = entries = dict(entries)
+        for key, e in list(entries.items()):
+            if not isinstance(e, dict):
+                continue
+            for group, g in list(e.items()):
+                where = f"{table}.{key}.{group}"
+                if where in RETIRED:
+                    e = {k: v for k, v in e.items() if k != group}
+                    notes.append(f"{source}: {where} is no longer read ({RETIRED[where]}); it is ignored")
+                    continue
+                if not isinstance(g, dict):
+                    continue
+                drop = [k for k in g if f"{where}.{k}" in RETIRED]
+                bg = base.get(table, {}).get(key, {}).get(group, {})
+                if (group == "los" and "height" in g and "height" not in bg
+                        and g.get("role", bg.get("role")) not in _ROLES_WITH_HEIGHT):
+                    drop.append("height")
+                for k in drop:
+                    notes.append(f"{source}: {where}.{k} is no longer read "
+                                 f"({RETIRED.get(f'{where}.{k}', _HINDRANCE_HEIGHT)}); it is ignored")
+                if drop:
+                    e = {**e, group: {k: v for k, v in g.items() if k not in drop}}
+            entries[key] = e
+    return out, notes
+
+
 def _freeze(data: dict[str, Any], source: str) -> Chart:
-    problems = validate_chart_document(data, _bundled_document())
+    base = _bundled_document()
+    data, notes = _without_retired(data, base, source)
+    for n in notes:
+        warnings.warn(n, ChartDeprecationWarning, stacklevel=3)
+    problems = validate_chart_document(data, base)
     if problems:
         raise ChartError(_summary(source, problems))
     from pydantic import ValidationError
@@ -259,7 +332,9 @@ def _freeze(data: dict[str, Any], source: str) -> Chart:
         first = e.errors()[0]
         where = ".".join(str(p) for p in first["loc"])
         raise ChartError(f"{source}: {where}: {first['msg']} ({e.error_count()} problem(s) in all)") from None
-    return Chart(data, source)
+    chart = Chart(data, source)
+    chart.retired = tuple(notes)
+    return chart
 
 
 def _summary(source: str, problems: list[str]) -> str:
@@ -554,6 +629,9 @@ def _check_entry(where: str, e: dict[str, Any], b: dict[str, Any], problems: lis
         _check_meta(gw, grp, problems)
         for k, v in grp.items():
             if k in ("rule", "tag", "note"):
+                continue
+            if k == "height" and g == "los" and "height" not in bgrp and grp.get("role") in _ROLES_WITH_HEIGHT:
+                _check_group_value(f"{gw}.{k}", g, k, v, None, problems)  # the height a new role stands at
                 continue
             if k not in bgrp:
                 values = [x for x in bgrp if x not in ("rule", "tag", "note")]

@@ -457,7 +457,7 @@ def _combine_along(ra: _Meet, rb: _Meet, narrow: bool) -> _Meet:
     obs: list[_Obs] = []
     hinds: list[_Hind] = []
     # non-inherent (depicted) terrain: both sides, the lower counts
-    for kind in (_CREST, _FULL, _HALF):
+    for kind in (_CREST, _FULL, _HALF, _ORCHARD):
         if narrow and kind is not _CREST:
             continue
         oa = [o for o in ra.obstacles if o.kind == kind and not o.inherent]
@@ -1078,11 +1078,12 @@ class _Tables:
                 trees = g + _quarters(e["height"], f"terrain.{terrain}.los.height")
                 if self.orchard_in_season:
                     obs.append(_Obs(trees, _ORCHARD, f"{name} (in season)", "P4.1" if t.is_stream else e.rule, src,
-                                True))
-                    hinds.append(_Hind(drm, g + self.hind_h, name, e.rule, src, _H_ORCHARD, True))
+                                inherent))
+                    hinds.append(_Hind(drm, g + self.hind_h, name, e.rule, src, _H_ORCHARD, inherent))
                 else:
                     # out of season: no obstacle, but a Hindrance standing as high as the trees (B14.2)
-                    hinds.append(_Hind(drm, trees, f"{name} (out of season)", e.rule, src, _H_ORCHARD_OUT, True))
+                    hinds.append(_Hind(drm, trees, f"{name} (out of season)", e.rule, src, _H_ORCHARD_OUT,
+                                       inherent))
             elif role == "hindrance" and (terrain != "grain" or self.grain_hinders):
                 hinds.append(_Hind(int(e.get("hindrance", 1)), g + self.hind_h, name, e.rule, src, _H_OTHER,
                                    inherent))

@@ -12,6 +12,7 @@ import functools
 import importlib
 import inspect
 import sys
+import warnings
 from collections.abc import Callable
 from dataclasses import dataclass
 from fractions import Fraction
@@ -22,7 +23,7 @@ import typer
 from rich.console import Console
 from rich.markup import escape
 
-from ..chart import Chart, load_chart
+from ..chart import Chart, ChartDeprecationWarning, load_chart
 from ..errors import UserError
 from ..model import Map, demo_map_path
 from ..rulings import fmt
@@ -124,6 +125,7 @@ err_console = Console(stderr=True, highlight=False)
 class State:
     debug: bool = False
     chart_path: Optional[str] = None
+    retired_said: bool = False
 
 
 @app.callback()
@@ -137,7 +139,15 @@ def _root(
 
 
 def get_chart() -> Chart:
-    return load_chart(State.chart_path)
+    """The chart in force; a value of the user's chart that no rule reads any more is said once, on stderr."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ChartDeprecationWarning)  # said below, once, without a source line
+        chart = load_chart(State.chart_path)
+    if chart.retired and not State.retired_said:
+        State.retired_said = True
+        for note in chart.retired:
+            err_console.print(f"[bold yellow]warning:[/] {escape(note)}", soft_wrap=True)
+    return chart
 
 
 def is_map_arg(text: str) -> bool:

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from fractions import Fraction
 
-from ..chart import Chart
+from ..chart import Chart, Entry
 from ..grid import Hex, Hexside, Point, Trace, trace
 from ..los import hexsides_entered, location_point
 from ..model import Conditions, Location, Map
@@ -27,7 +27,9 @@ def _hex_is_open_ground(m: Map, h: Hex, chart: Chart, cond: Conditions) -> bool:
     if t.terrain == "grain" and not cond.grain_in_season(chart):
         return True
     entry = chart.entry(t.chart_key)
-    return bool(entry.tem.get("open_ground", True)) if entry.tem is not None else True
+    if entry.tem is None:
+        return True
+    return bool(entry.tem.get("open_ground", not entry.tem.get("direct", 0)))  # a positive TEM is not (A4.6)
 
 
 @dataclass
@@ -57,10 +59,10 @@ def location_cover(m: Map, target: Location, attack: str, thread: Trace | None, 
         return c
     if target.place == "culvert":
         e = chart.entry("culvert")
-        assert e.tem is not None
-        c.sentences.append(f"A unit IN the Stream Culvert of {m.name_of(h)} is in Open Ground ({e.tem.rule}); "
+        og = _open_ground_tem(e, attack, chart, f"the Stream Culvert of {m.name_of(h)}", c)
+        c.sentences.append(f"A unit IN the Stream Culvert of {m.name_of(h)} is {og} ({_tem_rule(e)}); "
                            "no attack can affect the culvert itself (P4.24).")
-        c.rules.append(e.tem.rule)
+        c.rules.append(_tem_rule(e))
         return c
     if target.place == "rooftop":
         p = chart.param("rooftop_tem")
@@ -80,22 +82,39 @@ def location_cover(m: Map, target: Location, attack: str, thread: Trace | None, 
         c.sentences.append(f"The LOS to the unit in Bypass passes through the {t.terrain} of {m.name_of(h)}, "
                            f"so it takes that TEM ({j.rule}).")
     if t.is_stream and t.bridge is not None and target.place == "" and not target.level:
-        return bridge_tem(m, target, chart, c)
+        return bridge_tem(m, target, chart, c, attack)
     if t.is_stream:
         return _stream_tem(m, target, attack, thread, firer, chart, conditions, c, entrenched, unit)
     _terrain_tem(m, target, attack, chart, conditions, c, entrenched)
     return c
 
 
-def bridge_tem(m: Map, target: Location, chart: Chart, c: Cover) -> Cover:
+def bridge_tem(m: Map, target: Location, chart: Chart, c: Cover, attack: str = "small-arms") -> Cover:
     """B6: a unit on a bridge (the base Location of a bridge hex) is in Open Ground on its deck, whatever
     the stream below (chart ``[terrain.bridge]``)."""
     e = chart.entry("bridge")
-    assert e.tem is not None
-    c.sentences.append(f"A unit on the {m.terrain(target.hex).bridge} bridge in {m.name_of(target.hex)} is in "
-                       f"Open Ground ({e.tem.rule}).")
-    c.rules.append(e.tem.rule)
+    deck = f"the {m.terrain(target.hex).bridge} bridge in {m.name_of(target.hex)}"
+    og = _open_ground_tem(e, attack, chart, deck, c)
+    c.sentences.append(f"A unit on {deck} is {og} ({_tem_rule(e)}).")
+    c.rules.append(_tem_rule(e))
     return c
+
+
+def _open_ground_tem(e: Entry, attack: str, chart: Chart, where: str, c: Cover) -> str:
+    """The TEM of terrain whose units the chart rules in Open Ground (a stream, a culvert, a bridge's deck:
+    TEM 0, open_ground true): a TEM the chart gives is added (vs this attack's column), and open_ground false
+    ends Open Ground. Returns the words for the unit's state."""
+    if e.tem is None:
+        return "in Open Ground"
+    amount = Fraction(e.tem.get(tem_column(attack, chart), e.tem.get("direct", 0)))
+    if amount:
+        c.items.append(Item(amount, where, e.tem.rule))
+    c.open_ground = bool(e.tem.get("open_ground", amount == 0))
+    return "in Open Ground" if c.open_ground else "not in Open Ground"
+
+
+def _tem_rule(e: Entry) -> str:
+    return e.tem.rule if e.tem is not None else "B"
 
 
 def _terrain_tem(m: Map, target: Location, attack: str, chart: Chart, conditions: Conditions, c: Cover,
@@ -180,11 +199,13 @@ def _stream_tem(m: Map, target: Location, attack: str, thread: Trace | None, fir
     t = m.terrain(h)
     if t.terrain == "open":
         e = chart.entry(f"stream-{t.stream}")
-        assert e.tem is not None
         where = "with Crest status in" if target.place == "crest" else "IN"
-        c.sentences.append(f"A unit {where} stream hex {m.name_of(h)} with no other terrain is in Open Ground "
-                           f"({e.tem.rule}).")
-        c.rules.append(e.tem.rule)
+        og = "in Open Ground"
+        if target.place != "crest":  # Crest status: its own TEM (B20.91), below
+            og = _open_ground_tem(e, attack, chart, f"{e.name.lower()} {m.name_of(h)}", c)
+        c.sentences.append(f"A unit {where} stream hex {m.name_of(h)} with no other terrain is {og} "
+                           f"({_tem_rule(e)}).")
+        c.rules.append(_tem_rule(e))
         if target.place == "crest":
             _crest_status_tem(m, target, attack, firer, unit, chart, c)
         return c
