@@ -7,6 +7,8 @@ This module imports nothing from the package.
 
 from __future__ import annotations
 
+from collections.abc import Collection, Iterable
+
 
 class AslTerrainError(Exception):
     """Root of every error asl-terrain raises on purpose."""
@@ -46,3 +48,14 @@ class UnknownLocation(QueryError):
 
 class NotAdjacent(QueryError):
     """Two hexes named as neighbours (a hexside, a move) that are not adjacent."""
+
+
+def refuse_unknown_keys(given: Iterable[str], known: Collection[str], where: str = "", *, what: str = "",
+                        shown: Iterable[str] | None = None) -> None:
+    """The one unknown-key check of a query's objects: :raises QueryError: ``"<where><key>: unknown key<what>;
+    expected some of <shown>"`` for the first key of ``given`` not in ``known`` (``shown``: the keys to list,
+    in their order; ``known`` sorted when None), so a misspelt key is an error naming it, never ignored."""
+    for k in given:
+        if k not in known:
+            listed = list(shown) if shown is not None else sorted(known)
+            raise QueryError(f"{where}{k}: unknown key{what}; expected some of {', '.join(listed)}")

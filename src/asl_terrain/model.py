@@ -176,6 +176,12 @@ class HexTerrain:
                                      or self.building_type == "single-hex-two-story-house")
 
 
+def seasonal_terrain(terrain: str, grain_in_season: bool) -> str:
+    """The terrain a hex's ``terrain`` counts as in its season: grain out of season is Open Ground (B15.3,
+    B15.4; the season is :meth:`Conditions.grain_in_season`)."""
+    return "open" if terrain == "grain" and not grain_in_season else terrain
+
+
 def material_key(terrain: str, building: str | None) -> str:
     """The chart entry of building or rubble ``terrain`` of material ``building``: wooden ones have entries
     of their own, stone (the default when the map does not say) the plain ones (B23.3, B24.3)."""

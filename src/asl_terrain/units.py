@@ -12,7 +12,7 @@ from dataclasses import dataclass, fields, replace
 from fractions import Fraction
 from typing import Any
 
-from .errors import QueryError
+from .errors import QueryError, refuse_unknown_keys
 
 UNIT_TYPES = ("infantry", "cavalry", "wagon", "vehicle", "motorcycle")
 VEHICLE_CLASSES = ("fully-tracked", "half-track", "armored-car", "truck")
@@ -87,8 +87,7 @@ class Unit:
         known = {f.name for f in fields(cls)} | {"class", "type"}
         changes: dict[str, Any] = {}
         for k, x in v.items():
-            if k not in known:
-                raise QueryError(f"unit.{k}: unknown key; expected some of {', '.join(sorted(known))}")
+            refuse_unknown_keys((k,), known, "unit.")
             if k == "type":
                 continue
             if k == "class":

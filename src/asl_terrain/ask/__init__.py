@@ -26,7 +26,7 @@ _T = TypeVar("_T")
 
 from .. import limits
 from ..chart import Chart, default_chart
-from ..errors import AslTerrainError, QueryError, UserError
+from ..errors import AslTerrainError, QueryError, UserError, refuse_unknown_keys
 from ..grid import Hex, Hexside, Vertex
 from ..model import Conditions, Location, Map
 from ..units import Unit
@@ -66,10 +66,7 @@ class Query:
         """Reject keys this kind does not read, so that a misspelt key (``"hiden": true``) is an error naming it,
         never silently left out of the ruling. ``kind``, ``conditions`` and ``counters`` are always allowed."""
         allowed = {"kind", "conditions", "counters", *keys}
-        for k in self.data:
-            if k not in allowed:
-                raise QueryError(f"{k}: unknown key for a {self.kind!r} query; expected some of "
-                                 f"{', '.join(sorted(allowed - {'kind'}))}")
+        refuse_unknown_keys(self.data, allowed, what=f" for a {self.kind!r} query", shown=sorted(allowed - {"kind"}))
 
     def has(self, key: str) -> bool:
         return key in self.data and self.data[key] is not None
@@ -301,10 +298,8 @@ def _conditions(overrides: Any) -> dict[str, Any] | None:
     if not isinstance(overrides, dict):
         raise QueryError("conditions: expected an object such as {\"month\": 10, \"weather\": \"mud\"}")
     for k, v in overrides.items():
-        want = _CONDITION_TYPES.get(k)
-        if want is None:
-            raise QueryError(f"conditions.{k}: unknown key; expected some of month, weather, frigid, ssr")
-        typ, words = want
+        refuse_unknown_keys((k,), _CONDITION_TYPES, "conditions.", shown=_CONDITION_TYPES)
+        typ, words = _CONDITION_TYPES[k]
         if not isinstance(v, typ) or (typ is int and isinstance(v, bool)):
             raise QueryError(f"conditions.{k}: expected {words}, got {json.dumps(v)}")
     return overrides

@@ -14,7 +14,7 @@ from fractions import Fraction
 from ..chart import Chart, Entry
 from ..grid import Hex, Hexside, Point, Trace, trace
 from ..los import hexsides_entered, location_point
-from ..model import Conditions, Location, Map
+from ..model import Conditions, Location, Map, seasonal_terrain
 from ..rulings import Item, fmt
 from ..units import Unit
 from .common import AIR_BURST_ATTACKS, SLOPE_TEM_ATTACKS, name_list, tem_column
@@ -24,7 +24,7 @@ def _hex_is_open_ground(m: Map, h: Hex, chart: Chart, cond: Conditions) -> bool:
     """Open Ground for B3.3's "other non-Open Ground terrain": the chart's open_ground flag of the hex's
     terrain (grain out of season is Open Ground, B15.3)."""
     t = m.terrain(h)
-    if t.terrain == "grain" and not cond.grain_in_season(chart):
+    if seasonal_terrain(t.terrain, cond.grain_in_season(chart)) == "open":
         return True
     entry = chart.entry(t.chart_key)
     if entry.tem is None:
@@ -129,7 +129,7 @@ def _terrain_tem(m: Map, target: Location, attack: str, chart: Chart, conditions
     name = m.name_of(target.base())
     col = tem_column(attack, chart)
     key = m.terrain(h).chart_key
-    if key == "grain" and not conditions.grain_in_season(chart):
+    if key != seasonal_terrain(key, conditions.grain_in_season(chart)):
         key = "open"
         c.sentences.append(f"Grain in {m.name_of(h)} is out of season: Open Ground (B15.3).")
     e = chart.entry(key)

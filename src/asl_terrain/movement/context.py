@@ -16,7 +16,7 @@ from typing import Any
 from ..chart import Chart, Judgments
 from ..chart import Params as ChartParams
 from ..grid import Hex, Hexside, Vertex
-from ..model import Conditions, HexTerrain, Location, Map, material_key
+from ..model import Conditions, HexTerrain, Location, Map, material_key, seasonal_terrain
 from ..rulings import Item, fmt
 from ..units import Unit
 from .rulings import ZERO, MoveRuling, Prohibition, _total
@@ -194,9 +194,7 @@ class Context:
         as stone or wooden rubble (B24.4), grain out of season as Open Ground (B15.4)."""
         if self.m.is_rubble(t.hex):
             return material_key("rubble", t.building)
-        if t.terrain == "grain" and not self.grain_in_season:
-            return "open"
-        return t.terrain
+        return seasonal_terrain(t.terrain, self.grain_in_season)
 
     def open_ground(self, t: HexTerrain) -> bool:
         """Whether the hex's other terrain is Open Ground, so a road-rate entry changes nothing for FFMO

@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from fractions import Fraction
 from typing import Any
 
-from ..errors import QueryError
+from ..errors import QueryError, refuse_unknown_keys
 from ..model import Location, Map
 from ..units import Unit
 from .rulings import Step
@@ -71,9 +71,7 @@ def parse_step(m: Map, x: Any, i: int) -> Step:
     if not isinstance(x, Mapping):
         raise QueryError(f"{key}: expected a Location name or a step object such as {{\"to\": \"J10\"}}, got {x!r}")
     known = {"to", "bypass", "in", "to_vertex", "road_rate", "protection", "declared_vertex"}
-    for k in x:
-        if k not in known:
-            raise QueryError(f"{key}.{k}: unknown key; expected some of {', '.join(sorted(known))}")
+    refuse_unknown_keys(x, known, f"{key}.")
 
     def flag(k: str) -> bool | None:
         v = x.get(k)
