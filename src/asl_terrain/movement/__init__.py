@@ -16,7 +16,7 @@ This module decides the movement rules of the seeds and the base rules they lean
   (B23.42), Infantry Bypass (A4.3) and VBM (D2.3).
 
 Shape (as networkx's shortest paths): the public :func:`move_cost`, :func:`path` and :func:`reach` build one
-small frozen :class:`~.context.Context` (map, chart parameters, conditions, unit, allowance, flags) and ask
+small frozen :class:`~.context.Context` (map, the chart's typed entries, conditions, unit, allowance, flags) and ask
 the rules, each a function named for what it decides, citing its rule, put in its place in an ordered tuple
 (:data:`~.entry.ENTRY_PROHIBITIONS`, :data:`~.entry.ENTRY_COSTS`, :data:`~.bypass.BYPASS_PROHIBITIONS`,
 :data:`~.bypass.BYPASS_COSTS`, :data:`~.levels.LEVEL_CHANGES` ...); a rule that forbids a move returns a
@@ -33,14 +33,16 @@ The package, by topic (a new rule goes in the module of its topic, in its place 
   :class:`VcaRuling`, :class:`Prohibition`) and a path's :class:`Step`;
 * ``terrain``: what the map says for movement (road types, slopes, Narrow Streets, culverts, Crest status)
   and the cached geometry of Bypass;
-* ``context``: the frozen context the rules read, and the chart's parameters as one typed value;
+* ``context``: the frozen context the rules read (the chart's entries as the chart declares them,
+  ``chart.Params``/``chart.Judgments``, and what they come to for the unit);
 * ``common``: the items every kind of entry shares (hexside extras, the climb, SMOKE, vehicles, the road
   bonus's spoilers) and no entry into a Blaze;
 * ``entry``: entering an adjacent hex (prohibitions, costs, the road rate);
 * ``levels``: upper building levels, Stream Culverts, changes of Location inside a hex;
 * ``bypass``: Bypass and Bypass along a Narrow Street;
 * ``moves``: one move however it is asked, and the VCA change it costs;
-* ``graph``: the search's tables; ``search``: a Dijkstra that knows nothing of ASL (a successors function
+* ``graph``: the search's tables (shared by threads: ids under a lock, adjacency lists published whole;
+  kept with the map in :meth:`~asl_terrain.model.Map.derived`); ``search``: a Dijkstra that knows nothing of ASL (a successors function
   and a cutoff, as networkx's);
 * ``api``: :func:`context` and the typed :func:`rule_move`, :func:`rule_path`, :func:`rule_reach` (typed
   values only, as python-chess's ``push`` takes a ``Move``), and the name-taking :func:`move_cost`,
