@@ -527,7 +527,7 @@ class ColourBoard(BoardArchive):
         self._image_cache: bytes | None = None
         self._streets: dict[tuple[str, str], str] | None = None
         self._slopes: dict[tuple[str, str], str] | None = None
-        self._derived: Any = None  # derive_board's reading, for the buildings' levels
+        self._derived: dict[Hex, Any] | None = None  # the derived hexes, for building levels and streams
 
     def image_bytes(self) -> bytes:
         """The picture as a GIF, shifted into the standard frame (unchanged when the shift is zero)."""
@@ -835,6 +835,14 @@ class ColourBoard(BoardArchive):
         counts = np.bincount(hi[hi >= 0], minlength=len(self.geometry.hexes))
         return {self.geometry.name(self.geometry.hexes[i]): int(counts[i]) for i in np.nonzero(counts)[0].tolist()}
 
+    def _derived_hexes(self, table: TerrainTable) -> dict[Hex, Any]:
+        """The derived reading's hexes (derive_board's, without its hexsides), read once."""
+        if self._derived is None:
+            from asl_terrain.vasl.derive import _derive_hexes
+
+            self._derived = _derive_hexes(self, table)[1]
+        return dict(self._derived)
+
     def building_levels(self, table: TerrainTable | None = None) -> tuple[list[dict[str, Any]], list[str]]:
         """Each building's levels by the rules, where the artwork prints none (the annotation's
         ``[building_levels]``, ``by_rule = true``): a single-hex building is a Single Story House (B23.21,
@@ -847,17 +855,15 @@ class ColourBoard(BoardArchive):
         rule = self.annotation.get("building_levels", {})
         if not isinstance(rule, Mapping) or not rule.get("by_rule", False):
             return [], []
-        from asl_terrain.vasl.derive import _name_sort_key, derive_board
+        from asl_terrain.vasl.derive import _name_sort_key
 
         table = table if table is not None else load_terrain_table()
-        if self._derived is None:
-            self._derived = derive_board(self, table)
         marks = self.centre_marks(table)
         # the white dot is ASL's stairwell; ``stairwell_marks`` names other marks read as one (St's squares)
         shapes = {"large-dot", *(str(m) for m in rule.get("stairwell_marks", []))}
         symbols = {h for h, m in marks.items() if m in shapes}
         buildings: dict[str, list[str]] = {}
-        for h, t in self._derived.hexes.items():
+        for h, t in self._derived_hexes(table).items():
             if t.terrain == "building" and t.building_id:
                 buildings.setdefault(t.building_id, []).append(self.geometry.name(h))
         blocks: list[dict[str, Any]] = []
@@ -889,12 +895,10 @@ class ColourBoard(BoardArchive):
         if depth not in ("dry", "shallow", "deep", "flooded"):
             raise MapError(f"{self.annotation_source}: [streams] depth must be 'dry', 'shallow', 'deep' or 'flooded', "
                            f"not {depth!r}", source=self.annotation_source)
-        from asl_terrain.vasl.derive import _name_sort_key, derive_board
+        from asl_terrain.vasl.derive import _name_sort_key
 
         table = table if table is not None else load_terrain_table()
-        if self._derived is None:
-            self._derived = derive_board(self, table)
-        names = {self.geometry.name(h) for h, t in self._derived.hexes.items() if t.stream}
+        names = {self.geometry.name(h) for h, t in self._derived_hexes(table).items() if t.stream}
         names |= {str(a) for b in self.annotation.get("hex", []) if b.get("stream")
                   for a in (b["at"] if isinstance(b.get("at"), list) else [b.get("at")])}
         if not names:

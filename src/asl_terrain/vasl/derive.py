@@ -300,16 +300,10 @@ class _Reading:
             names.append(name)
 
 
-def derive_board(
-    board: BoardArchive, table: TerrainTable | None = None, *, gully_as_dry_stream: bool = True
-) -> BoardTerrain:
-    """Read a board's hexes and hexsides into the map format's terms (see ``docs/vasl.md``).
-
-    :param gully_as_dry_stream: write gully hexes as ``stream = "dry"`` (B20.41: a Dry stream is
-        treated as a gully for all purposes); when False they are listed as unsupported instead and
-        written as open ground at VASL's base level (the gully's bottom).
-    """
-    table = table if table is not None else load_terrain_table()
+def _derive_hexes(board: BoardArchive, table: TerrainTable, gully_as_dry_stream: bool = True
+                  ) -> tuple[_Reading, dict[Hex, HexTerrain]]:
+    """The hex part of :func:`derive_board` (no hexsides): its reading and every hex's terrain (the artwork
+    reader's building levels and stream depth need only these)."""
     classes = _Classes(table)
     rd = _Reading(board, table, classes, classes.of_code[board.terrain])
     overrides: dict[Hex, str] = {}
@@ -328,6 +322,20 @@ def derive_board(
             components.setdefault(info["component"], []).append(h)
     hexes = {h: _hex_terrain(rd, h, info, overrides.get(h), components, gully_as_dry_stream)
              for h, info in raw.items()}
+    return rd, hexes
+
+
+def derive_board(
+    board: BoardArchive, table: TerrainTable | None = None, *, gully_as_dry_stream: bool = True
+) -> BoardTerrain:
+    """Read a board's hexes and hexsides into the map format's terms (see ``docs/vasl.md``).
+
+    :param gully_as_dry_stream: write gully hexes as ``stream = "dry"`` (B20.41: a Dry stream is
+        treated as a gully for all purposes); when False they are listed as unsupported instead and
+        written as open ground at VASL's base level (the gully's bottom).
+    """
+    table = table if table is not None else load_terrain_table()
+    rd, hexes = _derive_hexes(board, table, gully_as_dry_stream)
     hexsides = _hexside_features(rd, hexes)
     slope_sources: dict[HexsideKey, str] = {}
     for key, (down, source) in _slope_hexsides(board, hexes, rd.note).items():
