@@ -308,7 +308,8 @@ class ArtworkRaster:
         ax, ay = np.abs(xs - cx), np.abs(ys - cy)
         grow = 1.5
         inside = (ay <= _HALF_HEIGHT + grow) & (ax / (_SIDE + grow) + ay / (HEX_HEIGHT + 2 * grow) <= 1)
-        return frozenset(np.unique(self._raster[x0:x1, y0:y1][inside]).tolist())
+        # a set of the pixels' codes, not np.unique: its first call imports numpy.ma (start-up, issue 13)
+        return frozenset(self._raster[x0:x1, y0:y1][inside].tolist())
 
     def thread_pixels(self, p: tuple[float, float], q: tuple[float, float]) -> list[tuple[int, int]]:
         """The pixels :meth:`sample` reads for the thread from ``p`` to ``q``, in order."""

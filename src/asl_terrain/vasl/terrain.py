@@ -3,12 +3,14 @@ rasters with its name, LOS category, height and flags, and the named colours of 
 
 from __future__ import annotations
 
+import pickle
 import re
 import xml.etree.ElementTree as ET
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
+from asl_terrain import cache
 from asl_terrain.errors import MapError
 
 from .data import _require_data_dir
@@ -138,8 +140,29 @@ def load_terrain_table(path: str | Path | None = None) -> TerrainTable:
     """
     file = Path(path) if path is not None else _require_data_dir("the terrain table") / "SharedBoardMetadata.xml"
     try:
-        root = ET.parse(file).getroot()
-    except (OSError, ET.ParseError) as exc:
+        raw = file.read_bytes()
+    except OSError as exc:
+        raise MapError(f"{file}: cannot read the VASL terrain table: {exc}", source=str(file)) from None
+    # a table parsed before (the same bytes, by the same code) is read back from the user's cache: parsing the
+    # XML is a tenth of a command on an imported board (start-up, issue 13)
+    k = cache.key(raw, "vasl terrain table")
+    blob = cache.read("terrain-tables", k, ".pickle")
+    if blob is not None:
+        try:
+            got = pickle.loads(blob)
+        except Exception:  # a damaged entry is parsed again (cache.py)
+            got = None
+        if isinstance(got, TerrainTable):
+            return replace(got, source=str(file))
+    table = _parse_terrain_table(raw, file)
+    cache.write("terrain-tables", k, pickle.dumps(table), ".pickle")
+    return table
+
+
+def _parse_terrain_table(raw: bytes, file: Path) -> TerrainTable:
+    try:
+        root = ET.fromstring(raw)
+    except ET.ParseError as exc:
         raise MapError(f"{file}: cannot read the VASL terrain table: {exc}", source=str(file)) from None
     types: dict[int, TerrainType] = {}
     problems: list[str] = []
