@@ -42,7 +42,7 @@ from __future__ import annotations
 
 import math
 from operator import truediv
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Container, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from enum import IntEnum
@@ -1545,7 +1545,7 @@ class _Outcome:
     notes: list[str] = field(default_factory=list)
     roadblocks: list[tuple[float, Hexside]] = field(default_factory=list)
     orchard_out_once: bool = False   # B14.2: the one +1 of orchards out of season seen from well above
-    bridge_road: frozenset[int] = frozenset()  # B6.2: bridge hexes this thread passes only by road hexsides
+    bridge_road: Container[int] = frozenset()  # B6.2: bridge hexes this thread passes only by road hexsides
 
 
 def _walk(tab: _Tables, contacts: Iterable[tuple[Any, ...]], base: int, A: _End, B: _End, ea: int, eb: int,
@@ -1747,6 +1747,22 @@ def _bridge_road_only(tab: _Tables, A: _End, B: _End) -> frozenset[int]:
         if all(tab.m.hexside(hs).road is not None for hs in sides if hs is not None):
             got.add(i)
     return frozenset(got)
+
+
+class _BridgeRoad:
+    """:func:`_bridge_road_only` of one thread, worked out when a bridge's Hindrance is first weighed: most
+    threads never meet one, and the exact trace it needs is the costliest step of a walk."""
+
+    __slots__ = ("A", "B", "got", "tab")
+
+    def __init__(self, tab: _Tables, A: _End, B: _End) -> None:
+        self.tab, self.A, self.B = tab, A, B
+        self.got: frozenset[int] | None = None
+
+    def __contains__(self, i: object) -> bool:
+        if self.got is None:
+            self.got = _bridge_road_only(self.tab, self.A, self.B)
+        return i in self.got
 
 
 def _out_of_season_orchard(tab: _Tables, h: _Hind, A: _End, B: _End, ea: int, eb: int, same: bool, slo: int,
@@ -2121,7 +2137,7 @@ def _decide(tab: _Tables, A: _End, B: _End, entrenched: tuple[bool, bool], want_
     dep: dict[int, bool] | None = None
     reader = tab.depiction.begin(A.point, B.point)
     if tab.bridges:
-        out.bridge_road = _bridge_road_only(tab, A, B)
+        out.bridge_road = _BridgeRoad(tab, A, B)
     if A.kind == "in" or B.kind == "in":
         assert isinstance(contacts, tuple)  # ends IN a stream always walk a compiled shape
         dep, lasts, whole = _depression_runs(tab, contacts, base, A, B, reader)

@@ -72,19 +72,13 @@ def _rows(m: Map, locs: Sequence[Location], viewers: range, chart: Chart | None,
           conditions: Conditions | None) -> dict[str, Any]:
     import numpy as np
 
-    n = len(locs)
-    k = len(viewers) * n
-    clear = np.empty(k, dtype=np.bool_)
-    drm = np.empty(k, dtype=np.int8)
-    blind = np.empty(k, dtype=np.bool_)
-    rng = np.empty(k, dtype=np.int16)
     pairs = ((locs[i], b) for i in viewers for b in locs)
-    for j, (c, d, bl, r) in enumerate(los_verdicts(m, pairs, chart=chart, conditions=conditions)):
-        clear[j] = c
-        drm[j] = min(d, 127)
-        blind[j] = bl
-        rng[j] = r
-    return {"clear": clear, "hindrance_drm": drm, "blind": blind, "range": rng}
+    # the verdicts' four values as columns, converted once (not an array store per value)
+    rows = list(los_verdicts(m, pairs, chart=chart, conditions=conditions))
+    c, d, bl, r = zip(*rows) if rows else ((), (), (), ())
+    return {"clear": np.array(c, dtype=np.bool_),
+            "hindrance_drm": np.minimum(np.array(d, dtype=np.int64), 127).astype(np.int8),
+            "blind": np.array(bl, dtype=np.bool_), "range": np.array(r, dtype=np.int16)}
 
 
 # a worker process's map, loaded once by _init_worker: set only inside the worker processes of --jobs, never

@@ -115,21 +115,22 @@ class ThreadSample:
     unread past its block); ``codes`` reads it whole.
     """
 
-    __slots__ = ("_codes", "_flat", "_idx", "n")
+    __slots__ = ("_codes", "_ids", "_offs", "_raster", "n")
 
-    def __init__(self, codes: list[int] | None, n: int, flat: np.ndarray | None = None,
-                 idx: np.ndarray | None = None) -> None:
+    def __init__(self, codes: list[int] | None, n: int, ids: np.ndarray | None = None,
+                 offs: np.ndarray | None = None, raster: ArtworkRaster | None = None) -> None:
         self._codes = codes
-        self._flat = flat  # the raster, flattened; idx: the flat index of each sample
-        self._idx = idx
+        self._ids = ids  # the raster's pixel ids from the thread's start pixel on; offs: each sample's offset
+        self._offs = offs
+        self._raster = raster
         self.n = n
 
     @property
     def codes(self) -> list[int]:
         """Every sample's code, from the start of the thread to its end."""
         if self._codes is None:
-            assert self._flat is not None and self._idx is not None
-            self._codes = cast("list[int]", self._flat[self._idx].tolist())
+            assert self._ids is not None and self._offs is not None and self._raster is not None
+            self._codes = self._raster._id_codes(self._ids[self._offs].tobytes())
         return self._codes
 
     def between(self, t0: float, t1: float) -> frozenset[int]:
@@ -143,8 +144,11 @@ class ThreadSample:
             a = b = min(max(round((t0 + t1) * n / 2), 0), n)
         if self._codes is not None:
             return frozenset(self._codes[a : b + 1])
-        assert self._flat is not None and self._idx is not None
-        return frozenset(self._flat[self._idx[a : b + 1]].tolist())
+        assert self._ids is not None and self._offs is not None and self._raster is not None
+        # the stretch's pixel ids as bytes: most stretches repeat one met before (open ground, a woods edge)
+        ids = self._ids[self._offs[a : b + 1]].tobytes()
+        got = self._raster._sets.get(ids)
+        return got if got is not None else self._raster._set_of(ids)
 
 
 class ArtworkRaster:
@@ -208,6 +212,7 @@ class ArtworkRaster:
         self._raster = comb
         self._los_points: dict[tuple[float, float], tuple[float, float]] = {}
         self._offsets: dict[tuple[int, int], np.ndarray] = {}
+        self._clear_ids()
         # a hex's codes are read from the combined raster when first asked for (one LOS reads few hexes)
         self._hex_codes: dict[Hex, frozenset[int]] = {}
         self._on_boards: set[Hex] = {(col + dc, row + dr) for b, dc, dr in boards for col, row in b.geometry.hexes}
@@ -266,8 +271,55 @@ class ArtworkRaster:
         out._raster = raster
         out._flat = raster.reshape(-1)
         out._hex_codes = {}
+        out._clear_ids()
         out.features = self.features + tuple({"terrain": "hexside-art", "side": n} for n in range(top + 1))
         return out, base
+
+    # -- pixel ids: the codes renumbered densely (one byte a pixel when a map draws at most 256 codes), for
+    # reading a thread's stretch as bytes
+    def _clear_ids(self) -> None:
+        self._ids: np.ndarray | None = None   # L zeros, then every pixel's id (flat index j at L + j)
+        self._code_of: tuple[int, ...] = ()  # id -> code (empty: the ids are the codes, two bytes each)
+        self._sets: dict[bytes, frozenset[int]] = {}  # a stretch's ids -> its codes (bounded)
+        # a point whose LOS point is a whole pixel: that pixel, and the view of the ids from it on
+        self._starts: dict[tuple[float, float], tuple[int, int, np.ndarray]] = {}
+
+    def _pixel_ids(self) -> np.ndarray:
+        ids = self._ids
+        if ids is None:
+            flat = self._flat
+            present = np.flatnonzero(np.bincount(flat, minlength=1))
+            if len(present) <= 256:
+                dense = np.zeros(int(present[-1]) + 1, dtype=np.uint8)
+                dense[present] = np.arange(len(present), dtype=np.uint8)
+                self._code_of = tuple(present.tolist())
+                body = dense[flat]
+            else:
+                body = flat.astype(np.uint16)
+            # padded in front, so that a view from any start pixel takes the (possibly negative) offsets + L
+            ids = np.concatenate([np.zeros(len(flat), dtype=body.dtype), body])
+            ids.setflags(write=False)
+            self._ids = ids
+        return ids
+
+    def _id_codes(self, ids: bytes) -> list[int]:
+        if self._code_of:
+            code_of = self._code_of
+            return [code_of[i] for i in ids]
+        return cast("list[int]", np.frombuffer(ids, dtype=np.uint16).tolist())
+
+    def _set_of(self, ids: bytes) -> frozenset[int]:
+        # built in the pixels' order, like a set of the stretch's codes: the engine reads a hex's features in
+        # the set's order, and a set's order depends on the order its members were added in
+        if self._code_of:
+            code_of = self._code_of
+            got = frozenset([code_of[i] for i in dict.fromkeys(ids)])
+        else:
+            got = frozenset(np.frombuffer(ids, dtype=np.uint16).tolist())
+        if len(self._sets) >= 65_536:
+            self._sets.clear()
+        self._sets[ids] = got
+        return got
 
     # -- codes
     @staticmethod
@@ -358,6 +410,13 @@ class ArtworkRaster:
         ``shift`` moves the whole thread that many pixels to its left (negative: right), for the A6.1
         borderline test.
         """
+        if not shift and not self._turned:  # two centre pixels met before: their views and the shape's offsets
+            s = self._starts.get(p)
+            e = self._starts.get(q)
+            if s is not None and e is not None:
+                offsets = self._offsets.get((e[0] - s[0], e[1] - s[1]))
+                if offsets is not None:
+                    return ThreadSample(None, len(offsets) - 1, s[2], offsets, self)
         if self._turned:
             for x0, y0, x1, y1, dc, dr, w, h, view in self._turned:
                 (px, py), (qx, qy) = self.pixel(p), self.pixel(q)
@@ -387,9 +446,13 @@ class ArtworkRaster:
                 ks = np.arange(n + 1, dtype=np.int64)
                 ox = np.floor_divide(ks * key[0], n)
                 oy = np.floor_divide(ks * key[1], n)
-                offsets = self._offsets[key] = (ox * self.height + oy).astype(np.intp)
-            start = int(x0) * self.height + int(y0)
-            return ThreadSample(None, len(offsets) - 1, self._flat, start + offsets)
+                offsets = self._offsets[key] = (ox * self.height + oy + len(self._flat)).astype(np.intp)
+            ids = self._ids if self._ids is not None else self._pixel_ids()
+            from_start = ids[int(x0) * self.height + int(y0) :]
+            for g, (x, y) in ((p, a), (q, b)):
+                if x.is_integer() and y.is_integer() and g not in self._starts:
+                    self._starts[g] = (int(x), int(y), from_start if g is p else ids[int(x) * self.height + int(y) :])
+            return ThreadSample(None, len(offsets) - 1, from_start, offsets, self)
         n = max(int(math.ceil(max(abs(dx), abs(dy)))), 1)
         steps = np.arange(n + 1, dtype=np.float64)
         xs = np.floor(x0 + steps * (dx / n)).astype(np.intp)
@@ -455,6 +518,7 @@ def _with_ssr(raster: ArtworkRaster, switches: tuple[str, ...]) -> ArtworkRaster
         out._raster = _relevel(raster._raster, levels)
         out._flat = out._raster.reshape(-1)
         out._hex_codes = {}
+        out._clear_ids()
         out._turned = [(*t[:8], _with_ssr(t[8], switches)) for t in raster._turned]
     return out
 
