@@ -13,12 +13,19 @@ Imports: nothing of the package.
 
 from __future__ import annotations
 
-import hashlib
 import os
-import tempfile
+import sys
 from functools import lru_cache
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from hashlib import sha256
+else:
+    try:  # SHA-256 itself: importing hashlib loads OpenSSL and every algorithm (~3 ms of each start, issue 13)
+        from _sha256 import sha256
+    except ImportError:  # another Python (3.12 names it _sha2)
+        from hashlib import sha256
 
 #: values of ASL_TERRAIN_CACHE that turn the cache off
 _OFF = ("0", "off", "none", "")
@@ -29,6 +36,9 @@ def cache_dir() -> Path | None:
     env = os.environ.get("ASL_TERRAIN_CACHE")
     if env is not None:
         return None if env.strip().lower() in _OFF else Path(env)
+    if sys.platform.startswith("linux"):  # platformdirs' rule on Linux, without importing it (start-up)
+        base = os.environ.get("XDG_CACHE_HOME", "")
+        return Path(base if base.strip() else os.path.expanduser("~/.cache")) / "asl-terrain"
     from platformdirs import user_cache_dir
 
     return Path(user_cache_dir("asl-terrain", appauthor=False))
@@ -38,7 +48,7 @@ def cache_dir() -> Path | None:
 def code_stamp() -> str:
     """A stamp of this package's code (every module's size and modification time): an entry derived by other
     code is never read back, so an upgrade or an edit in a development checkout needs no clean-up."""
-    h = hashlib.sha256()
+    h = sha256()
     todo = [os.path.dirname(os.path.abspath(__file__))]
     while todo:  # os.scandir: a few stat calls, not pathlib's globbing (this runs at every start)
         with os.scandir(todo.pop()) as it:
@@ -53,7 +63,7 @@ def code_stamp() -> str:
 
 def key(*parts: bytes | str) -> str:
     """A cache key for what is derived from ``parts`` (file bytes, options) by this package's code."""
-    h = hashlib.sha256(code_stamp().encode())
+    h = sha256(code_stamp().encode())
     for part in parts:
         b = part.encode() if isinstance(part, str) else part
         h.update(len(b).to_bytes(8, "little"))
@@ -108,6 +118,8 @@ def write(kind: str, k: str, data: bytes, suffix: str = ".bin") -> None:
         return
     try:
         p.parent.mkdir(parents=True, exist_ok=True)
+        import tempfile  # only a command that writes an entry needs it
+
         fd, tmp = tempfile.mkstemp(dir=p.parent, prefix=".tmp-", suffix=suffix)
         try:
             with os.fdopen(fd, "wb") as f:

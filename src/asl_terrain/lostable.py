@@ -91,6 +91,11 @@ def _init_worker(map_path: str, chart_path: str | None, levels: tuple[int, ...],
     _WORKER.update(m=m, locs=table_locations(m, levels), chart=load_chart(chart_path), conditions=conditions)
 
 
+def _init_forked(m: Map, locs: list[Location], chart: Chart, conditions: Conditions) -> None:
+    # a forked worker has the parent's map, with the LOS tables and artwork the parent built, in its memory
+    _WORKER.update(m=m, locs=locs, chart=chart, conditions=conditions)
+
+
 def _work(viewers: range) -> tuple[int, dict[str, Any]]:
     w = _WORKER
     return viewers.start, _rows(w["m"], w["locs"], viewers, w["chart"], w["conditions"])
@@ -102,9 +107,10 @@ def los_table(m: Map, levels: Sequence[int] = (0,), *, chart: Chart | None = Non
     """Every ordered pair of :func:`table_locations` ruled (``los(m, a, b, borderline=False)``'s clear,
     Hindrance DRM, Blind Hex and range), as columns.
 
-    ``jobs`` > 1 splits the viewers among that many processes, each loading the map from its file
-    (``m.source``) and the chart from ``chart_path`` (the bundled chart if None); ``progress(done, total)``
-    is called as viewers' rows are finished.
+    ``jobs`` > 1 splits the viewers among that many processes: forked from this one where the system forks
+    (they share the map, its LOS tables and artwork as this process built them), else each loading the map
+    from its file (``m.source``) and the chart from ``chart_path`` (the bundled chart if None);
+    ``progress(done, total)`` is called as viewers' rows are finished.
     """
     import numpy as np
 
@@ -114,9 +120,13 @@ def los_table(m: Map, levels: Sequence[int] = (0,), *, chart: Chart | None = Non
     cond = m.conditions_for(conditions)
     parts: dict[int, dict[str, Any]] = {}
     jobs = max(1, min(jobs, n or 1))
-    if jobs > 1 and not Path(m.source).is_file():
+    import multiprocessing as mp
+
+    fork = jobs > 1 and "fork" in mp.get_all_start_methods()
+    if jobs > 1 and not fork and not Path(m.source).is_file():
         raise UserError(f"--jobs {jobs}: the map must be a file the worker processes can read ({m.source!r} is not)")
-    step = max(1, min(64, -(-n // (jobs * 8)))) if n else 1
+    # small chunks (about 32 per process, at most 64 viewers): the last ones finish close together
+    step = max(1, min(64, -(-n // (jobs * 32)))) if n else 1
     chunks = [range(i, min(i + step, n)) for i in range(0, n, step)]
     done = 0
     if jobs == 1:
@@ -126,12 +136,20 @@ def los_table(m: Map, levels: Sequence[int] = (0,), *, chart: Chart | None = Non
             if progress:
                 progress(done, n)
     else:
-        import multiprocessing as mp
         from concurrent.futures import ProcessPoolExecutor, as_completed
 
-        ctx = mp.get_context("fork" if "fork" in mp.get_all_start_methods() else "spawn")
-        with ProcessPoolExecutor(jobs, mp_context=ctx, initializer=_init_worker,
-                                 initargs=(m.source, chart_path, tuple(levels), cond)) as pool:
+        if fork:
+            # the first viewer's row here: the tables and artwork it builds are built once, before the
+            # workers fork, instead of once in each of them
+            parts[0] = _rows(m, locs, range(1), chart, cond)
+            done = 1
+            chunks = [range(i, min(i + step, n)) for i in range(1, n, step)]
+            init: Callable[..., None] = _init_forked
+            args: tuple[Any, ...] = (m, locs, chart, cond)
+        else:
+            init, args = _init_worker, (m.source, chart_path, tuple(levels), cond)
+        ctx = mp.get_context("fork" if fork else "spawn")
+        with ProcessPoolExecutor(jobs, mp_context=ctx, initializer=init, initargs=args) as pool:
             futures = {pool.submit(_work, c): len(c) for c in chunks}
             for f in as_completed(futures):
                 start, cols = f.result()
