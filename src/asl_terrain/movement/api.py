@@ -57,7 +57,9 @@ def _cached(m: Map, unit: Unit, allowance: Fraction | None, dash: bool, rout: bo
     ch = chart if chart is not None else default_chart()
     allow = allowance if allowance is not None else unit.allowance
     key = (ch, cond, unit, allow, dash, rout)
-    return _per_map(m).contexts.get(key, lambda: Context.of(m, ch, cond, unit, allow, dash, rout))
+    contexts = _per_map(m).contexts
+    c = contexts.peek(key)
+    return c if c is not None else contexts.get(key, lambda: Context.of(m, ch, cond, unit, allow, dash, rout))
 
 
 def _check_flags(unit: Unit, dash: bool, rout: bool) -> None:
