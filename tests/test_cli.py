@@ -413,7 +413,8 @@ def test_one_command_imports_only_its_own_module() -> None:
             "print(built)\n"
             "print(sorted(m for m in sys.modules if m.startswith('asl_terrain.cli.')))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
-    assert "clear: yes" in out and out.splitlines()[-1] == "['asl_terrain.cli.los']", out
+    assert "clear: yes" in out and out.splitlines()[-1] == \
+        "['asl_terrain.cli._app', 'asl_terrain.cli.los', 'asl_terrain.cli.quick']", out
     assert "visible:" in out and out.splitlines()[-2] == "['los', 'viewshed']", out
     helped = clirun.run_subprocess("--help")
     assert helped.returncode == 0 and "tem" in helped.stdout and "los-table" in helped.stdout
@@ -432,3 +433,52 @@ def test_a_module_imported_while_a_command_runs_keeps_its_commands(tmp_path: Pat
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert r.returncode == 0 and "exit" not in r.stdout, r.stdout + r.stderr
     assert (tmp_path / "a.svg").exists() and (tmp_path / "b.svg").exists()
+
+
+QUICK_CASES = [["los", "W2", "W6"], ["los", "I14", "K11"], ["los", "V2", "V6"], ["move", "M13", "M12"],
+               ["move", "S7", "T6"], ["move", "V4", "V3"], ["los", "W2"], ["los", "W2", "W6", "W7"], ["los", "ZZ99", "W6"],
+               ["los", "nofile.toml", "W2", "W6"], ["move", str(MAPS / "st_village.toml"), "O17", "N17"],
+               ["los", str(MAPS / "st_village.toml"), "O17", "P17"], ["move", "M13"], ["los", "", "W6"]]
+
+
+@pytest.mark.parametrize("argv", QUICK_CASES, ids=" ".join)
+def test_the_quick_path_answers_as_typer_does(argv: list[str]) -> None:
+    """Start-up (issue 13): `los`/`move` with Locations only are answered without typer (cli.quick); the
+    output, errors and exit status are typer's (a root option sends the same line through typer)."""
+    from asl_terrain import cli
+
+    assert cli._quick_of(argv) is not None and cli._quick_of(["--debug", *argv]) is None
+    quick, typed = run(*argv), run("--debug", *argv)
+    assert (quick.returncode, quick.stdout, quick.stderr) == (typed.returncode, typed.stdout, typed.stderr)
+
+
+def test_the_quick_path_imports_no_typer_and_options_go_through_typer() -> None:
+    code = ("import sys\nfrom asl_terrain import cli\nsys.argv = ['asl-terrain', 'move', 'M13', 'M12']\n"
+            "cli.main()\nprint('typer' in sys.modules)\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert "allowed: yes" in out and out.splitlines()[-1] == "False", out
+    from asl_terrain import cli
+
+    for argv in (["los", "W2", "W6", "-o", "x.png"], ["move", "M13", "M12", "--unit", "vehicle"], ["los"],
+                 ["los", "--help"], ["viewshed", "W2"], ["--chart", "c.toml", "los", "W2", "W6"]):
+        assert cli._quick_of(argv) is None, argv
+
+
+def test_the_quick_answers_take_the_commands_defaults() -> None:
+    """cli.quick's run_los/run_move defaults are the typer commands' option defaults."""
+    import inspect
+
+    import typer.main
+
+    from asl_terrain import cli
+    from asl_terrain.cli import quick
+
+    group = typer.main.get_command(cli.app)
+    for name, fn in (("los", quick.run_los), ("move", quick.run_move)):
+        params = {p.name: p for p in group.commands[name].params}  # type: ignore[attr-defined]
+        sig = inspect.signature(fn).parameters
+        for pname, p in sig.items():
+            if pname in ("args", "what_if"):
+                continue
+            assert params[pname].default == p.default, (name, pname)
+        assert set(params) - set(sig) == {"smoke", "wreck", "vehicle", "rubble", "ssr"}, name

@@ -8,18 +8,15 @@ says so, exits with status 3 (in every subcommand alike) and shows its traceback
 
 from __future__ import annotations
 
-import functools
 import importlib
-import inspect
 import sys
 import warnings
 from collections.abc import Callable
 from dataclasses import dataclass
 from fractions import Fraction
 from pathlib import Path
-from typing import Any, Optional
+from typing import TYPE_CHECKING, Any, Optional
 
-import typer
 from rich.console import Console
 from rich.markup import escape
 
@@ -27,6 +24,24 @@ from ..chart import Chart, ChartDeprecationWarning, load_chart
 from ..errors import UserError
 from ..model import Map, demo_map_path
 from ..rulings import fmt
+
+if TYPE_CHECKING:
+    from ._app import FORCE_OPT as FORCE_OPT
+    from ._app import SIZE_OPT as SIZE_OPT
+    from ._app import app as app
+    from ._app import what_if_options as what_if_options
+
+#: what cli._app defines (typer, its options): imported when first asked for, so that a command line the
+#: quick path answers (cli.quick) never imports typer (start-up, issue 13)
+_APP_NAMES = ("app", "SIZE_OPT", "FORCE_OPT", "what_if_options", "_LazyTyper", "_root")
+
+
+def __getattr__(name: str) -> Any:
+    if name in _APP_NAMES:
+        from . import _app
+
+        return getattr(_app, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 #: the submodule that defines each command: a run of one command imports and builds only that module's
 #: commands (start-up, issue 13); `--help`, an unknown name or any other use of ``app`` loads them all
@@ -53,43 +68,6 @@ def _import_commands(name: str) -> None:
             raise
 
 
-class _LazyTyper(typer.Typer):
-    """A Typer whose command list imports every command module when it is first read, unless
-    :func:`main` is running one command whose module it imported itself: then the list holds that one
-    command, so typer inspects one signature, not every command's (start-up, issue 13)."""
-
-    _narrowed = False
-    _only: str | None = None
-    _all_loaded = False
-
-    @property
-    def registered_commands(self) -> list[Any]:
-        if self._only is not None:  # a copy: nothing registers while it is set
-            return [c for c in self._commands if _name_of(c) == self._only] or self._commands
-        if not (self._narrowed or self._all_loaded):
-            self._all_loaded = True
-            for name in _MODULES:
-                _import_commands(name)
-        return self._commands
-
-    @registered_commands.setter
-    def registered_commands(self, value: list[Any]) -> None:
-        self._commands = value
-
-    def command(self, *args: Any, **kwargs: Any) -> Callable[[Any], Any]:
-        # a module imported while one command runs (cli.core by check_output) registers into the real list
-        register = super().command(*args, **kwargs)
-
-        def registered(f: Any) -> Any:
-            only, self._only = self._only, None
-            try:
-                return register(f)
-            finally:
-                self._only = only
-
-        return registered
-
-
 def _name_of(command: Any) -> str:
     """A registered command's name, as typer names it (the function's name with dashes)."""
     return str(command.name or command.callback.__name__.lower().replace("_", "-"))
@@ -110,14 +88,6 @@ def _command_of(argv: list[str]) -> str | None:
     return None
 
 
-app = _LazyTyper(
-    name="asl-terrain",
-    help="ASL terrain rulings that cite the rule: movement, LOS, TEM, set-up. "
-         "Every command works on the bundled demo map when no MAP is given.",
-    no_args_is_help=True,
-    add_completion=False,
-    pretty_exceptions_enable=False,
-)
 console = Console(highlight=False)
 err_console = Console(stderr=True, highlight=False)
 
@@ -126,16 +96,6 @@ class State:
     debug: bool = False
     chart_path: Optional[str] = None
     retired_said: bool = False
-
-
-@app.callback()
-def _root(
-    debug: bool = typer.Option(False, "--debug", help="Show tracebacks of internal errors."),
-    chart: Optional[Path] = typer.Option(None, "--chart", help="A terrain chart TOML merged over the "
-                                         "bundled one (see `asl-terrain chart`)."),
-) -> None:
-    State.debug = debug
-    State.chart_path = str(chart) if chart else None
 
 
 def get_chart() -> Chart:
@@ -169,21 +129,6 @@ def load_map(path: Optional[str]) -> Map:
     return Map.load(path if path else demo_map_path())
 
 
-# "what if" counters and SSR switches on los, viewshed, reach, tem and move (issue 12): one set of options,
-# given to a command by @what_if_options and passed to it as one WhatIf value
-_WHAT_IF_OPTIONS: tuple[tuple[str, Any], ...] = (
-    ("smoke", typer.Option(None, "--smoke", metavar="HEX", help="Add a SMOKE counter in HEX (A24; repeatable).")),
-    ("wreck", typer.Option(None, "--wreck", metavar="HEX", help="Add a wreck in HEX (A6.8; repeatable).")),
-    ("vehicle", typer.Option(None, "--vehicle", metavar="HEX", help="Add a vehicle in HEX (A6.8; repeatable).")),
-    ("rubble", typer.Option(None, "--rubble", metavar="HEX", help="Add a Rubble counter in HEX (B24; repeatable).")),
-    ("ssr", typer.Option(None, "--ssr", metavar="SWITCH", help="Put an SSR terrain switch in force, e.g. "
-                         "woods-as-brush, no-roads, orchards-out-of-season (repeatable; see docs).")),
-)
-# the options of the picture a command draws with -o
-SIZE_OPT: Any = typer.Option(36.0, min=4.0, max=200.0, help="Hex size in pixels for -o.")
-FORCE_OPT: Any = typer.Option(False, "--force", help="Replace the -o file if it exists.")
-
-
 @dataclass(frozen=True)
 class WhatIf:
     """The counters a command line adds (``--smoke/--wreck/--vehicle/--rubble HEX``) and the SSR switches it
@@ -198,25 +143,6 @@ class WhatIf:
     def on(self, m: Map) -> Map:
         """``m`` as this what-if makes it."""
         return what_if(m, list(self.smoke), list(self.wreck), list(self.vehicle), list(self.rubble), list(self.ssr))
-
-
-def what_if_options(command: Callable[..., None]) -> Callable[..., None]:
-    """Give ``command`` (which takes ``what_if: WhatIf``) the what-if options, as typer reads options: from
-    the signature, here the command's own parameters followed by the five options."""
-    sig = inspect.signature(command, eval_str=True)
-    own = [p for p in sig.parameters.values() if p.name != "what_if"]
-    extra = [inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=opt, annotation=Optional[list[str]])
-             for name, opt in _WHAT_IF_OPTIONS]
-
-    @functools.wraps(command)
-    def with_what_if(**kwargs: Any) -> None:
-        given = {name: tuple(kwargs.pop(name, None) or ()) for name, _ in _WHAT_IF_OPTIONS}
-        command(what_if=WhatIf(**given), **kwargs)
-
-    params = own + extra
-    with_what_if.__signature__ = sig.replace(parameters=params)  # type: ignore[attr-defined]
-    with_what_if.__annotations__ = {p.name: p.annotation for p in params} | {"return": None}
-    return with_what_if
 
 
 def what_if(m: Map, smoke: Optional[list[str]] = None, wreck: Optional[list[str]] = None,
@@ -365,30 +291,57 @@ def format_value(v: Any) -> str:
     return str(v)
 
 
+def _quick_of(argv: list[str]) -> Callable[[list[str]], None] | None:
+    """The plain answer of a ``los``/``move`` command line of Locations (and a map file) only, no options:
+    answered without building the typer app (cli.quick, the same function the typer commands call; start-up,
+    issue 13). None: typer parses it."""
+    if len(argv) < 2 or argv[0] not in ("los", "move") or any(a.startswith("-") for a in argv[1:]):
+        return None
+    from . import quick
+
+    return quick.run_los if argv[0] == "los" else quick.run_move
+
+
+def _run_app(argv: list[str]) -> None:
+    from ._app import app
+
+    command = _command_of(argv)
+    if command is not None and not app._all_loaded:
+        app._narrowed = True
+        _import_commands(COMMAND_MODULES[command])
+        app._only = command
+    try:
+        rv = app(standalone_mode=False, prog_name="asl-terrain")
+    finally:
+        app._narrowed = False
+        app._only = None
+    if isinstance(rv, int) and rv:
+        sys.exit(rv)
+
+
 def main() -> None:
     """Console entry point: run the app, turning user errors into one line and exit status 2."""
-    command = _command_of(sys.argv[1:])
+    argv = sys.argv[1:]
+    quick = _quick_of(argv)
     try:
-        if command is not None and not app._all_loaded:
-            app._narrowed = True
-            _import_commands(COMMAND_MODULES[command])
-            app._only = command
-        try:
-            rv = app(standalone_mode=False, prog_name="asl-terrain")
-        finally:
-            app._narrowed = False
-            app._only = None
-        if isinstance(rv, int) and rv:
-            sys.exit(rv)
+        if quick is not None:
+            State.debug, State.chart_path = False, None  # what the root callback sets without root options
+            quick(argv[1:])
+        else:
+            _run_app(argv)
     except UserError as e:
         err_console.print(f"[bold red]error:[/] {escape(str(e))}", soft_wrap=True)
         sys.exit(2)
-    except typer.Exit as e:
-        sys.exit(e.exit_code)
-    except (typer.Abort, KeyboardInterrupt):
+    except KeyboardInterrupt:
         err_console.print("aborted")
         sys.exit(130)
     except Exception as e:
+        typer = sys.modules.get("typer")  # only a command line typer parsed can raise its exceptions
+        if typer is not None and isinstance(e, typer.Exit):
+            sys.exit(e.exit_code)
+        if typer is not None and isinstance(e, typer.Abort):
+            err_console.print("aborted")
+            sys.exit(130)
         # click's own errors (typer may ship its own click) carry an exit code: a usage error is one line
         # naming what is wrong and where the help is; "no arguments" shows the help
         code = getattr(e, "exit_code", None)

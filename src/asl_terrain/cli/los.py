@@ -17,24 +17,11 @@ from ..errors import UserError
 from ..model import Map
 from . import (FORCE_OPT, SIZE_OPT, WhatIf, app, board_image, check_output, console, get_chart, print_answer,
                save_picture, split_map, what_if_options)
-
-_LOS_KEYS = ["from", "to", "clear", "blocked_by", "hindrance_drm", "range", "height_advantage", "up_slope",
-             "blind", "borderline", "elevations", "roadblocks_crossed"]
-
+from .quick import answer as _answer
+from .quick import run_los
 
 #: a viewshed of a map of this many hexes or more shows a progress bar on a terminal (it takes a second or more)
 BIG_VIEWSHED = 5000
-
-
-def _answer(m: Map, query: dict[str, Any], progress: Callable[[int, int], None] | None = None) -> dict[str, Any]:
-    from ..ask import answer_one
-
-    # debug=True: a bug is raised, not dressed up as an error answer, so main() exits 3 for it (2 is for
-    # the user's mistakes), with the traceback under --debug
-    ans = answer_one(m, query, get_chart(), debug=True, progress=progress)
-    if "error" in ans:
-        raise UserError(str(ans["error"]))
-    return ans
 
 
 @app.command("los")
@@ -57,38 +44,7 @@ def los_command(
     asl-terrain los V2 V6                   (blocked by the plateau's level-3 ground at V3; B10.2)
     asl-terrain los I14 K11                 (blocked by the house in J12, past the orchard Hindrance in I13)
     """
-    check_output(output, force, args)
-    m, (a, b) = split_map(args, 2, "A B")
-    m = what_if.on(m)
-    q: dict[str, Any] = {"kind": "los", "from": a, "to": b}
-    if entrenched_from or entrenched_to:
-        q["entrenched"] = {"from": entrenched_from, "to": entrenched_to}
-    ans = _answer(m, q)
-    print_answer(ans, _LOS_KEYS)
-    hs = ans.get("hindrances") or []
-    if hs and not ans.get("items"):  # the items table lists them otherwise
-        console.print("[bold]hindrances[/]: " + ", ".join(f"{h['what']} in {h['hex']} +{h['drm']}" for h in hs))
-    if output is not None:
-        _draw_los(m, a, b, (entrenched_from, entrenched_to), output, size, force, args)
-        console.print(f"wrote {output}")
-
-
-def _draw_los(m: Map, a: str, b: str, entrenched: tuple[bool, bool], output: Path, size: float, force: bool,
-              inputs: list[str]) -> None:
-    from ..los import los
-    from ..render import Mark, Thread, map_svg
-
-    r = los(m, m.parse_location(a), m.parse_location(b), chart=get_chart(), entrenched=entrenched)
-    block = r.block_point
-    marks = []
-    if block is not None and r.blocked_by is not None:
-        marks.append(Mark(block, f"{r.blocked_by.terrain} ({r.blocked_by.rule})", "error"))
-    label = "clear" if r.clear else "blocked"
-    if r.clear and r.hindrance_drm:
-        label += f" +{r.hindrance_drm}"
-    thread = Thread(r.start, r.end, r.clear, block, tuple(h.hex for h in r.hindrances), label)
-    save_picture(map_svg(m, size=size, threads=[thread], marks=marks, caption=r.explain(), board_image=board_image(m)),
-                 output, force, inputs)
+    run_los(args, output, entrenched_from, entrenched_to, size, force, what_if)
 
 
 @app.command("viewshed")

@@ -36,39 +36,14 @@ from . import (
     split_map,
     what_if_options,
 )
+from .quick import MOVE_KEYS, allowance_of, answer, run_move, unit_value
 
 _UNIT_HELP = ("The unit: infantry, cavalry, wagon, vehicle (a 16-MP fully-tracked AFV), motorcycle, or a JSON "
               "object such as '{\"type\": \"vehicle\", \"class\": \"truck\", \"mp\": 12}' (queries.md).")
-_MOVE_KEYS = ["allowed", "cost", "units", "road_rate", "ffmo_exposed", "keeps_road_bonus", "bypass", "all", "bog",
-              "reason"]
-
-
-def _unit(text: str) -> Any:
-    t = text.strip()
-    if t.startswith("{"):
-        try:
-            return json.loads(t)
-        except json.JSONDecodeError as e:
-            raise UserError(f"--unit: not a JSON object ({e}); expected e.g. '{{\"type\": \"vehicle\"}}'") from None
-    return t
-
-
-def _answer(m: Map, query: dict[str, Any]) -> dict[str, Any]:
-    from ..ask import answer_one
-
-    # debug=True: a bug is raised, not dressed up as an error answer, so main() exits 3 for it (2 is for
-    # the user's mistakes), with the traceback under --debug
-    ans = answer_one(m, query, get_chart(), debug=True)
-    if "error" in ans:
-        raise UserError(str(ans["error"]))
-    return ans
-
-
-def _allowance(allowance: Optional[float], mf: Optional[float], mp: Optional[float]) -> Optional[float]:
-    given = [x for x in (allowance, mf, mp) if x is not None]
-    if len(given) > 1:
-        raise UserError("give one of --allowance, --mf, --mp")
-    return given[0] if given else None
+_MOVE_KEYS = MOVE_KEYS
+_unit = unit_value
+_answer = answer
+_allowance = allowance_of
 
 
 @app.command("move")
@@ -104,22 +79,8 @@ def move_command(
     asl-terrain move E8 F8/culvert                   (not allowed: into a Stream Culvert from the bank, P4.21)
     asl-terrain move L11 --bypass L11-L12 --to-vertex K12-L11-L12 --unit vehicle   (Bypass, P5.11)
     """
-    allowance = _allowance(allowance, mf, mp)
-    n = 1 if bypass else 2
-    m, rest = split_map(args, n, "FROM" if bypass else "FROM TO")
-    m = what_if.on(m)
-    q: dict[str, Any] = {"kind": "move", "unit": _unit(unit), "from": rest[0]}
-    if not bypass:
-        q["to"] = rest[1]
-    for key, val in (("road_rate", road_rate), ("bypass", bypass), ("to_vertex", to_vertex), ("in", in_hex),
-                     ("declared_vertex", declared_vertex), ("allowance", allowance), ("vca", vca)):
-        if val is not None:
-            q[key] = val
-    for key, flag in (("dash", dash), ("rout", rout), ("protection", protection)):
-        if flag:
-            q[key] = True
-    ans = _answer(m, q)
-    print_answer(ans, _MOVE_KEYS)
+    run_move(args, unit, road_rate, bypass, to_vertex, in_hex, dash, rout, declared_vertex, protection, allowance,
+             mf, mp, vca, what_if)
 
 
 @app.command("path")
