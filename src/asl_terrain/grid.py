@@ -920,14 +920,10 @@ def contacts(p: Point, q: Point, hex_at: Callable[[int, int], H], t_of: Callable
     LOS engine reads it as it walks a thread (stopping at the first block) or compiles it into a thread
     shape. Hexes are given as ``hex_at(x, y)`` of their centre dots (a :class:`Hex`, or an engine's index)
     and every t as ``t_of(numerator, denominator)`` (a Fraction, or a float). The hexes of a hexside come in
-    canonical order (as :class:`Hexside` sorts them) when ``hex_at`` keeps (col, row) order. Contacts at
-    the thread's own end vertices are not given, except ``AT`` with ``at``.
-
-    The walk goes from hex to hex (or vertex to vertex along hexsides) by exact integer edge tests, so a
-    thread exactly along a hexside or exactly through a vertex is recognised at any range.
-    """
-    px, py = p
-    qx, qy = q
+    canonical order (as :class:`Hexside` sorts them) when ``hex_at`` keeps (col, row) order; its own end
+    vertices only as ``AT`` with ``at``. Exact integer edge tests from hex to hex (or vertex to vertex along
+    hexsides): a thread exactly along a hexside or through a vertex is recognised at any range."""
+    (px, py), (qx, qy) = p, q
     if (px + py) & 1 or (qx + qy) & 1:
         raise ValueError(f"trace({p}, {q}): both ends must be centre dots or vertices (X + Y even)")
     at_vertex = px % 3 != 0
@@ -939,18 +935,12 @@ def contacts(p: Point, q: Point, hex_at: Callable[[int, int], H], t_of: Callable
         return
     dx, dy = qx - px, qy - py
     dd = dx * dx + dy * dy
-    chain = _front_chain(dx, dy)
-    rule_west = _vertex_rule(dx, dy, True)
-    rule_east = _vertex_rule(dx, dy, False)
-    sides_west = _sides_by_side(dx, dy, True)
-    sides_east = _sides_by_side(dx, dy, False)
+    chain, rule_west, rule_east, sides_west, sides_east = _direction(dx, dy)
     limit = 4 * (abs(dx) + abs(dy)) + 8  # far more steps than any thread takes; a guard against bugs
 
-    # State: in the interior of hex h (at_vertex False: its centre (cx, cy), entered at t) or at a vertex
-    # (at_vertex True: the vertex (cx, cy), reached at t); prev: the hex or the two hexes of the hexside run
-    # along that the thread leaves a vertex from.
-    cx, cy = px, py
-    t = t_of(0, 1)
+    # State: in hex h (its centre (cx, cy)) or at the vertex (cx, cy), since t; prev: the hex (or a hexside's
+    # two) the thread leaves a vertex from.
+    cx, cy, t = px, py, t_of(0, 1)
     h = None if at_vertex else hex_at(px, py)
     prev: tuple[Any, ...] = ()
     for _ in range(limit):
@@ -964,12 +954,7 @@ def contacts(p: Point, q: Point, hex_at: Callable[[int, int], H], t_of: Callable
                 return
             nxt = (trio[i], trio[j]) if is_along else (trio[i],)
             if prev and not at:  # a vertex passed (not the one the thread starts at)
-                for x in trio:
-                    if x not in prev and x not in nxt:
-                        yield (_C_TOUCH, t, t, x)
-                for a, b in _passes(prev, nxt):
-                    yield (_C_PASS, t, t, a, b) if (a < b) else (_C_PASS, t, t, b, a)
-                yield (_C_VERTEX, t, t, *(trio[k] for k in (sides_west if west else sides_east)))
+                yield from _vertex_passed(t, trio, prev, nxt, sides_west if west else sides_east)
             cx, cy = cx + sx, cy + sy
             if is_along:
                 t1 = t_of((cx - px) * dx + (cy - py) * dy, dd)
@@ -1005,6 +990,30 @@ def contacts(p: Point, q: Point, hex_at: Callable[[int, int], H], t_of: Callable
                 h, t = n, t1
             break
     raise RuntimeError(f"trace({p}, {q}) did not reach its end: a bug in grid.contacts")  # pragma: no cover
+
+
+@functools.lru_cache(maxsize=1 << 14)
+def _direction(dx: int, dy: int) -> tuple[tuple[tuple[int, int, int, int, int, int], ...], tuple[bool, int, int, int, int],
+                                          tuple[bool, int, int, int, int], tuple[int, ...], tuple[int, ...]]:
+    """What a thread of direction (dx, dy) does in every hex and at every vertex it meets: the hexsides it can
+    leave a hex by (:func:`_front_chain`), its step from each type of vertex (:func:`_vertex_rule`) and the
+    hexsides there by side of the thread (:func:`_sides_by_side`). The same for every thread of that
+    direction, so worked out once (bounded)."""
+    return (tuple(_front_chain(dx, dy)), _vertex_rule(dx, dy, True), _vertex_rule(dx, dy, False),
+            _sides_by_side(dx, dy, True), _sides_by_side(dx, dy, False))
+
+
+def _vertex_passed(t: Any, trio: tuple[Any, Any, Any], prev: tuple[Any, ...], nxt: tuple[Any, ...],
+                   sides: tuple[int, ...]) -> Iterator[tuple[Any, ...]]:
+    """The contacts of a vertex the thread passes through at t (not one of its ends), arriving from the hex
+    (or hexside's hexes) ``prev`` and leaving into ``nxt``: the hexes there it only touches, the passes from
+    hex to hex, and the hexsides meeting there by side of the thread (``sides``: trio indices)."""
+    for x in trio:
+        if x not in prev and x not in nxt:
+            yield (_C_TOUCH, t, t, x)
+    for a, b in _passes(prev, nxt):
+        yield (_C_PASS, t, t, a, b) if (a < b) else (_C_PASS, t, t, b, a)
+    yield (_C_VERTEX, t, t, *(trio[k] for k in sides))
 
 
 def _trio(x: int, y: int, hex_at: Callable[[int, int], H]) -> tuple[H, H, H]:

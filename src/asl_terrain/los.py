@@ -42,11 +42,12 @@ from __future__ import annotations
 
 import math
 from operator import truediv
-from collections.abc import Callable, Container, Iterable, Iterator, Sequence
+from collections.abc import Callable, Container, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from enum import IntEnum
-from typing import Any, Literal, Protocol, TypeAlias
+from types import MappingProxyType
+from typing import Any, Literal, NamedTuple, Protocol, TypeAlias, TypeVar
 
 from . import grid
 from .chart import Chart, default_chart
@@ -77,6 +78,7 @@ __all__ = [
 _Q = 4
 """Heights inside this module are ints in quarter levels (a slope is +3, a wall +2)."""
 _NONE = -(10**9)
+_NO_HEXES: frozenset[int] = frozenset()
 
 
 class Contact(IntEnum):
@@ -95,14 +97,14 @@ class ObstacleKind(IntEnum):
     FULL = 1     # woods, buildings, ...: an obstacle standing on the ground (A6.2)
     HALF = 2     # walls, hedges, rubble, ...: a Half-Level obstacle (B9.2)
     ORCHARD = 3  # an orchard in season: an obstacle to LOS from higher, none at its own level (B14.2)
-    DRAWN_WALL = 4  # a wall, hedge or bocage as drawn on a board: its hexside's wall (wall_depiction_blocks, B9.1)
+    DRAWN_WALL = 4  # a wall, hedge or bocage as drawn on a board: its hexside's wall (wall_as_drawn, B9.1)
 
 
 class HindranceKind(IntEnum):
     OTHER = 0          # any other Hindrance (A6.7)
     ORCHARD = 1        # an orchard in season: a Hindrance to same-level LOS only (B14.2)
-    ORCHARD_OUT = 2    # an orchard out of season: also LOS to/from higher elevations (_out_of_season_orchard)
-    BRIDGE = 3         # a non-pontoon bridge: Hinders a LOS drawn through it (_bridge_hinders, B6.2)
+    ORCHARD_OUT = 2    # an orchard out of season: also LOS to/from higher elevations (out_of_season_orchard_hinders)
+    BRIDGE = 3         # a non-pontoon bridge: Hinders a LOS drawn through it (bridge_hinders, B6.2)
 
 
 # The hot loops compare with these module-level names (an Enum class attribute is a slow look-up). A
@@ -346,6 +348,8 @@ _ALONG_LIMIT = 200_000
 """Hexsides run along whose combined record is kept (bounded, for big maps)."""
 _TEMPLATE_LIMIT = 20_000
 """Compiled thread shapes kept per map tables (a 33 x 10 board's every pair needs about 2,600)."""
+_RECORD_LIMIT = 200_000
+"""Records of artwork hexes by the codes a thread crosses there, and thread ends, kept per map tables."""
 
 @dataclass(frozen=True, slots=True)
 class _Obs:
@@ -530,7 +534,7 @@ class ArtworkDepiction:
                 hs = [x for x in tab.rec(i).hindrances if x.counter]
                 if hs:
                     self._counters[i] = hs
-        for i in tab.bridges:  # B6.2: the bridge Hinders wherever the thread crosses its hex (see _bridge_hinders)
+        for i in tab.bridges:  # B6.2: the bridge Hinders wherever the thread crosses its hex (see bridge_hinders)
             self._counters.setdefault(i, []).extend(x for x in tab.rec(i).hindrances if x.kind is _H_BRIDGE)
         # B9.1: the thick wall, hedge and bocage depiction is the wall as well as its hexside; its pixels name
         # their hexside by a number that repeats only six hexes apart (_drawn_wall_key reads it back)
@@ -596,6 +600,8 @@ class ArtworkDepiction:
         r = self._cache.get(key)
         if r is not None:
             return r
+        if len(self._cache) >= _RECORD_LIMIT:
+            self._cache.clear()
         tab = self.tab
         raster = self.raster
         src = (i,)
@@ -750,6 +756,7 @@ class _End:
     slope_ok: bool            # may count Up-Slope (judgment.up_slope_locations)
     up_sides: frozenset[Hexside]
     base: int                 # Base Level of the hex
+    smoke: int                # the SMOKE in its hex (A24.2)
 
 
 #: a map of more indices than this (a padded hex grid) keeps its per-index tables sparse (_Tables)
@@ -787,14 +794,51 @@ class _Tables:
         self.m = m
         self.chart = chart
         self.cond = cond
+        self._layout(m)
+        self._read_chart(chart, cond)
+        # Work proportional to the question: a hex's record is read from the map when a thread first meets
+        # it (_fill), so one LOS on a big map reads only the hexes along it. Streams and counters, which
+        # the ends and the depression rules look up by index, are read now (they are written hexes).
+        streams = self._read_hexes(m)
+        self._read_hexsides(m, chart, streams)
+        self._read_counters(m, chart)
+        self.depiction: Depiction = WholeHexDepiction(self.recs, self.touch, self._fill)
+        self.artwork = bool(getattr(m, "depiction", None) is not None and m.depiction.follows_artwork)
+        if self.artwork:
+            from .vasl import map_artwork  # imported boards only: numpy and the board archives
+
+            self.depiction = ArtworkDepiction(self, map_artwork(m))
+        self.book = _Rulebook.of(self)
+        self.ends: dict[tuple[Location, bool], _End] = {}
+        self.templates: dict[tuple[int, int, int, int], _Compiled] = {}
+        self.seen: set[tuple[int, int, int, int]] = set()
+
+    def _layout(self, m: Map) -> None:
+        """The flat tables' layout: hex (col, row) at index (col - c0) * stride + (row - r0), with a margin of
+        three hexes around the map (a thread's compiled shape may reach past its edge); per-index tables are
+        lists, or sparse for a very big map (over ``SPARSE_OVER`` indices)."""
         g = m.grid
         pad = 3
         self.c0 = g.col_first - pad
         self.r0 = g.row_first - pad
         self.stride = g.row_last - g.row_first + 1 + 2 * pad
         ncols = g.col_last - g.col_first + 1 + 2 * pad
-        n = ncols * self.stride
-        self.n = n
+        self.n = n = ncols * self.stride
+        self.sparse = n > SPARSE_OVER
+        rows = g.row_last - g.row_first + 1
+        self.on_map: list[bool] | _OnGrid
+        if self.sparse:
+            # a map too big for a list entry per index (built in Python, over the file format's limits):
+            # entries only for the hexes read (streams and counters now, the others as met)
+            self.on_map = _OnGrid(self.stride, pad, ncols - pad, pad + rows)
+        else:
+            self.on_map = [False] * n
+            for c in range(ncols - 2 * pad):
+                first = (c + pad) * self.stride + pad
+                self.on_map[first:first + rows] = [True] * rows
+
+    def _read_chart(self, chart: Chart, cond: Conditions) -> None:
+        """The chart's LOS parameters and judgment calls, and the seasons in force."""
         p = chart.param
         self.up = _quarters(p("up_slope_height").value, "param.up_slope_height")
         self.hind_h = _quarters(p("hindrance_height").value, "param.hindrance_height")
@@ -821,36 +865,15 @@ class _Tables:
         self.orchard_in_season = cond.in_season("orchard", month in tuple(int(x) for x in p("orchard_season").value))
         self.grain_hinders = cond.in_season("grain", month in tuple(int(x) for x in p("grain_hindrance_season").value))
 
-        # Work proportional to the question: a hex's record is read from the map when a thread first meets
-        # it (_fill), so one LOS on a big map reads only the hexes along it. Streams and counters, which
-        # the ends and the depression rules look up by index, are read now (they are written hexes).
-        rows = g.row_last - g.row_first + 1
-        self.on_map: list[bool] | _OnGrid
-        self.stream: list[bool] | _Sparse
-        self.recs: list[_Meet | None] | _Sparse
-        self.touch: list[_Meet | None] | _Sparse
-        self.recs_in: list[_Meet] | _Sparse
-        self.smoke: list[int] | _Sparse
-        if n > SPARSE_OVER:
-            # a map too big for a list entry per index (built in Python, over the file format's limits):
-            # entries only for the hexes read (streams and counters now, as below, the others as met)
-            self.on_map = _OnGrid(self.stride, pad, ncols - pad, pad + rows)
-            self.stream = _Sparse(False)
-            self.recs = _Sparse(None)
-            self.touch = _Sparse(None)
-            self.recs_in = _Sparse(_EMPTY)
-            self.smoke = _Sparse(0)
-        else:
-            self.on_map = [False] * n
-            for c in range(ncols - 2 * pad):
-                first = (c + pad) * self.stride + pad
-                self.on_map[first:first + rows] = [True] * rows
-            self.stream = [False] * n
-            self.recs = [None] * n
-            self.touch = [None] * n
-            self.recs_in = [_EMPTY] * n
-            self.smoke = [0] * n
-        self.up_sides: dict[int, frozenset[Hexside]] = {}
+    def _read_hexes(self, m: Map) -> list[Hex]:
+        """The per-hex tables, with the records of stream hexes and of hexes with counters read now; returns
+        the stream hexes."""
+        n, sparse = self.n, self.sparse
+        self.stream: list[bool] | _Sparse = _Sparse(False) if sparse else [False] * n
+        self.recs: list[_Meet | None] | _Sparse = _Sparse(None) if sparse else [None] * n
+        self.touch: list[_Meet | None] | _Sparse = _Sparse(None) if sparse else [None] * n
+        self.recs_in: list[_Meet] | _Sparse = _Sparse(_EMPTY) if sparse else [_EMPTY] * n
+        self.smoke: list[int] | _Sparse = _Sparse(0) if sparse else [0] * n
         self.bridges: dict[int, int] = {}  # B6.2: bridge hex index -> the deck's level (quarters)
         streams = [h for h in m.stream_hexes() if h in m.grid]
         for h in streams:
@@ -858,8 +881,12 @@ class _Tables:
         for h in list(m._by_hex):
             if h in m.grid:
                 self._hex(h)
-        # hexsides: walls, hedges, B29 roadblocks (Half-Level), Narrow Streets, stream hexsides
-        # (top, what, rule, hexside, full): full for bocage, a one-level obstacle (B9.52), not Half-Level
+        self.culverts = [h for h in streams if m.terrain(h).culvert]  # P4.2 (a culvert is in a stream hex)
+        return streams
+
+    def _read_hexsides(self, m: Map, chart: Chart, streams: list[Hex]) -> None:
+        """Walls, hedges and bocage, Narrow Streets, cliffs, rowhouse walls, Up-Slope hexsides and stream
+        hexsides, as written (derivation adds only crest/stream/culvert)."""
         self._wall_kinds: dict[str, tuple[int, str, str, bool]] = {}  # height, name, rule, full
         self.walls: dict[tuple[int, int], _Wall] = {}
         self.narrow: set[tuple[int, int]] = set()
@@ -902,8 +929,11 @@ class _Tables:
             for hs in h.hexsides():
                 if m.hexside(hs).stream:
                     self.stream_sides.add(self.side_key(hs))
-        self.up_sides = {i: frozenset(s) for i, s in ups.items()}
-        self.wall_hex: list[bool] | _Sparse = _Sparse(False) if n > SPARSE_OVER else [False] * n
+        self.up_sides: dict[int, frozenset[Hexside]] = {i: frozenset(s) for i, s in ups.items()}
+
+    def _read_counters(self, m: Map, chart: Chart) -> None:
+        """Roadblock counters (a Narrow Street's: a segment, P5.141; any other: a Half-Level wall, B29), then
+        which hexes have a wall or rowhouse wall on a hexside."""
         self.segments: list[_Segment] = []
         for ctr in m.counters:
             if ctr.type == "roadblock" and ctr.hexside is not None:
@@ -916,17 +946,9 @@ class _Tables:
                     self.segments.append(_Segment(hs.a.centre(), hs.b.centre(), top, hs, ia, ib))
                 else:
                     self._add_wall(hs, "roadblock")
+        self.wall_hex: list[bool] | _Sparse = _Sparse(False) if self.sparse else [False] * self.n
         for ia, ib in [*self.walls, *self.rowhouse]:
             self.wall_hex[ia] = self.wall_hex[ib] = True
-        self.depiction: Depiction = WholeHexDepiction(self.recs, self.touch, self._fill)
-        self.artwork = bool(getattr(m, "depiction", None) is not None and m.depiction.follows_artwork)
-        if self.artwork:
-            from .vasl import map_artwork  # imported boards only: numpy and the board archives
-
-            self.depiction = ArtworkDepiction(self, map_artwork(m))
-        self.ends: dict[tuple[Location, bool], _End] = {}
-        self.templates: dict[tuple[int, int, int, int], _Compiled] = {}
-        self.seen: set[tuple[int, int, int, int]] = set()
 
     # -- indices
     def idx(self, h: Hex) -> int:
@@ -1033,7 +1055,7 @@ class _Tables:
         # counters: whole-hex Hindrances (judgment.counters_whole_hex)
         self._counter_items(h, t, g, src, counters, hinds)
         if t.is_stream and t.bridge is not None:
-            # B6.2: a non-pontoon bridge Hinders a LOS drawn through it (see _bridge_hinders)
+            # B6.2: a non-pontoon bridge Hinders a LOS drawn through it (see bridge_hinders)
             e = self.chart.entry("bridge").los
             assert e is not None
             self.bridges[i] = t.deck_level * _Q
@@ -1110,6 +1132,8 @@ class _Tables:
     def end(self, loc: Location) -> _End:
         e = self.ends.get((loc, True))
         if e is None:
+            if len(self.ends) >= _RECORD_LIMIT:
+                self.ends.clear()
             e = self.ends[(loc, True)] = self._make_end(loc)
         return e
 
@@ -1143,7 +1167,7 @@ class _Tables:
             slope_ok = True
         i = self.idx(loc.hex)
         return _End(loc, loc.hex, i, location_point(loc), elev, kind, slope_ok,
-                    self.up_sides.get(i, frozenset()), t.level * _Q)
+                    self.up_sides.get(i, frozenset()), t.level * _Q, self.smoke[i])
 
     # -- templates
     def compiled(self, p: Point, q: Point) -> tuple[_Compiled, int]:
@@ -1478,21 +1502,23 @@ class _Compiled:
         p, q = (kx, ky), (kx + dx, ky + dy)
         return _nudged_variants(grid.trace.__wrapped__(p, q), p, q, self.tol)
 
+    def _variants(self) -> None:
+        g = self._nudged_rel()
+        # plain first: a thread that finds _nudged set (another thread's work) finds _plain_nudged set too
+        self._plain_nudged = ((_conv(g[0], self.stride, False), _conv(g[1], self.stride, False))
+                              if g is not None else None)
+        self._nudged = (_conv(g[0], self.stride), _conv(g[1], self.stride)) if g is not None else None
+
     @property
     def nudged(self) -> tuple[_Contacts, _Contacts] | None:
-        n = self._nudged
-        if n is _UNSET:
-            g = self._nudged_rel()
-            n = self._nudged = (_conv(g[0], self.stride), _conv(g[1], self.stride)) if g is not None else None
-            if self._plain_nudged is _UNSET:
-                self._plain_nudged = ((_conv(g[0], self.stride, False), _conv(g[1], self.stride, False))
-                                      if g is not None else None)
-        return n  # type: ignore[no-any-return]
+        if self._nudged is _UNSET:
+            self._variants()
+        return self._nudged  # type: ignore[no-any-return]
 
     @property
     def plain_nudged(self) -> tuple[_Contacts, _Contacts] | None:
         if self._plain_nudged is _UNSET:
-            self.nudged
+            self._variants()
         return self._plain_nudged  # type: ignore[no-any-return]
 
 
@@ -1510,207 +1536,184 @@ def _stream(tab: _Tables, p: Point, q: Point) -> Iterator[tuple[Any, ...]]:
 
 
 # ============================================================================================ the decision
+#
+# A LOS is decided as a rulebook: one small frozen context (_Los) and ordered tuples of named rule functions,
+# each citing its rule in its docstring and returning a value (a block, a Hindrance met, or nothing):
+#
+# 1. _WITHOUT_A_THREAD (tables, A, B) -> _Outcome | None: a LOS decided before any thread is traced (one hex,
+#    a Stream Culvert); the first that answers decides.
+# 2. the context (_los_context): the elevations with the Up-Slope ¾ (P2.3), the same-level tests (P2.31,
+#    B14.2), the bridge hexes passed by road (B6.2).
+# 3. _DEPRESSION_RULES (L, lasts, whole) -> _Block | None: an end IN a stream (B20.2, A6.3).
+# 4. the walk (_walk), contact by contact along the thread: the rules of the contact's kind
+#    (_HEXSIDE_CROSSED, _HEXSIDE_RUN_ALONG, _VERTEX_PASSED: (L, ...) -> _Block, False (decided: no block) or
+#    None (not this rule's case)), then each obstacle met there through the rules of its kind
+#    (_OBSTACLE_RULES, the same three answers) and each Hindrance through the rule of its kind
+#    (_HINDRANCE_RULES -> _Met | None).
+# 5. _OFF_THE_GRID (L) -> _Block | None: obstacles that lie on no hex or hexside (the P5.141 roadblock
+#    segment); the first along the thread, before the walk's block, decides.
+# 6. _CLEAR_LOS_RESTRICTIONS (L) -> _Block | None: rules that still block a LOS found clear (B9.21).
+# 7. the A6.1 borderline test (_borderline).
+#
+# The walk consults a rule tuple per contact kind (a hexside only where the map has walls, an obstacle only
+# when it stands higher than the LOS's lower end), never per pixel.
 
 
 @dataclass(slots=True)
 class _Block:
-    """Where and by what a thread is blocked."""
+    """Where and by what a thread is blocked; ``blind``: the lower end lies in a Blind Hex (A6.4); ``also``:
+    rules the ruling cites besides ``rule`` (the obstacle's own)."""
 
     t: float                 # along the thread, 0 at its start
     idx: int | None          # the hex index, or None for a hexside
     hexside: Hexside | None
     what: str
     rule: str
+    blind: bool = False
+    also: tuple[str, ...] = ()
 
 
 @dataclass(slots=True)
 class _Met:
-    """A Hindrance the thread met."""
+    """A Hindrance the thread met; ``once``: the one +1 of orchards out of season seen from above (B14.2)."""
 
     t: float
     idx: int
     drm: int
     what: str
     rule: str
+    once: bool = False
 
 
 @dataclass(slots=True)
 class _Outcome:
+    """What the rules found for one thread: the block, the Hindrances met and the rules cited."""
+
     clear: bool = True
     block: _Block | None = None
     blind: bool = False
     hinds: list[_Met] = field(default_factory=list)
     drm: int = 0
     rules: list[str] = field(default_factory=list)
-    notes: list[str] = field(default_factory=list)
-    roadblocks: list[tuple[float, Hexside]] = field(default_factory=list)
-    orchard_out_once: bool = False   # B14.2: the one +1 of orchards out of season seen from well above
-    bridge_road: Container[int] = frozenset()  # B6.2: bridge hexes this thread passes only by road hexsides
+    walked: bool = False     # the thread was walked (no rule before the walk decided)
+
+    def blocked(self, b: _Block) -> None:
+        self.clear = False
+        self.block = b
+        self.blind = b.blind
+        self.rules.extend(b.also)
 
 
-def _walk(tab: _Tables, contacts: Iterable[tuple[Any, ...]], base: int, A: _End, B: _End, ea: int, eb: int,
-          dep: dict[int, bool] | None, out: _Outcome, fire_lane: bool = False, reader: Depiction | None = None
-          ) -> None:
-    """Apply A6.2, the Blind Hex count, Half-Level obstacles and Hindrances to every contact in order.
+class _Los(NamedTuple):
+    """One LOS being decided: what every rule reads. Elevations are quarter levels."""
 
-    ``reader`` is the depiction's reader of this thread (``depiction.begin``). With ``fire_lane``,
-    "same-level" (Hindrances, Half-Level obstacles) compares Base Levels, not the Up-Slope elevations
-    (P2.31)."""
+    tab: _Tables
+    A: _End
+    B: _End
+    ea: int                  # A's elevation, with the Up-Slope ¾ where it counts (P2.3)
+    eb: int
+    up: tuple[bool, bool]    # whether A, B count Up-Slope
+    lo: int                  # the lower and the higher of ea, eb
+    hi: int
+    slo: int                 # the same for "same-level" tests: Base Levels on a Fire Lane (P2.31)
+    shi: int
+    same: bool               # both ends at one level for an orchard (judgment.orchard_same_base_level)
+    fire_lane: bool
+    entrenched: tuple[bool, bool]
+    bridge_road: Container[int]  # B6.2: bridge hexes the thread passes only through their road depiction
+    reader: Depiction        # the depiction's reader of this thread (``depiction.begin``)
+
+
+_R = TypeVar("_R", bound=Callable[..., Any])
+
+
+def _reads(*tables: str) -> Callable[[_R], _R]:
+    """Marks a rule that can answer only on a map whose tables named here are not empty (its walls, its
+    roadblock segments, ...): a map's :class:`_Rulebook` leaves the rule out elsewhere, so the pairs of a
+    board without walls ask no wall rule."""
+
+    def mark(rule: _R) -> _R:
+        rule.reads = tables  # type: ignore[attr-defined]
+        return rule
+
+    return mark
+
+
+# -------------------------------------------------------------------------- 1. without a thread
+
+
+def los_within_one_hex(tab: _Tables, A: _End, B: _End) -> _Outcome | None:
+    """A6.1: two Locations at one point of a hex (or a Stream Culvert and another Location of its hex) see
+    each other, with the SMOKE of that hex (A24.2); except a unit on a bridge and one beneath it (B6.2) and a
+    Stream Culvert and a Location of its hex outside it (P4.2)."""
+    if A.idx != B.idx or not (A.point == B.point or A.kind == "culvert" or B.kind == "culvert"):
+        return None
+    out = _Outcome()
+    if A.idx in tab.bridges and {A.kind, B.kind} == {"ground", "in"}:
+        out.blocked(_Block(0.0, A.idx, None, "the bridge (a unit on it and one beneath it)", "B6.2"))
+    elif (A.kind == "culvert") != (B.kind == "culvert"):
+        out.blocked(_Block(0.0, A.idx, None, "Stream Culvert (sees only ADJACENT stream and culvert Locations)",
+                           "P4.2"))
+    out.rules.append("A6.1")
+    if tab.smoke[A.idx]:
+        out.drm = tab.smoke[A.idx]
+        out.hinds.append(_Met(0.0, A.idx, out.drm, f"SMOKE {out.drm}", "A24.2"))
+    return out
+
+
+@_reads("culverts")
+def stream_culvert_sees_only_adjacent(tab: _Tables, A: _End, B: _End) -> _Outcome | None:
+    """P4.2: a unit IN a Stream Culvert sees only ADJACENT stream (IN) and culvert Locations, and only they
+    see it (digest §7.18: adjacent hexes sharing a stream hexside; Crest-status units excluded)."""
+    if A.kind != "culvert" and B.kind != "culvert":
+        return None
+    other, me = (B, A) if A.kind == "culvert" else (A, B)
+    out = _Outcome(rules=["P4.2"])
+    ok = (other.kind in ("in", "culvert") and me.hex.is_adjacent(other.hex)
+          and tab.side_key(Hexside.of(me.hex, other.hex)) in tab.stream_sides)
+    if not ok:
+        out.blocked(_Block(0.5, me.idx, None, "Stream Culvert (sees only ADJACENT stream and culvert Locations)",
+                           "P4.2"))
+    return out
+
+
+_WITHOUT_A_THREAD: tuple[Callable[[_Tables, _End, _End], _Outcome | None], ...] = (
+    los_within_one_hex,
+    stream_culvert_sees_only_adjacent,
+)
+
+
+# -------------------------------------------------------------------------- 2. the context
+
+
+def up_slope(tab: _Tables, e: _End, p: Point, q: Point, at_start: bool) -> bool:
+    """P2.3: whether end ``e`` counts ¾ level higher (``param.up_slope_height``) to the thread p-q: it may
+    (judgment.up_slope_locations) and the thread leaves (``at_start``) or enters its hex across one of its
+    Up-Slope hexsides or through their vertices (P2.1), not along one."""
+    return bool(e.up_sides and e.slope_ok and e.up_sides & _boundary(grid.trace(p, q), e.hex, at_start))
+
+
+def _los_context(tab: _Tables, A: _End, B: _End, entrenched: tuple[bool, bool], fire_lane: bool) -> _Los:
+    ea, eb = A.elev, B.elev
+    up_a = up_b = False
+    if A.up_sides or B.up_sides:
+        up_a, up_b = up_slope(tab, A, A.point, B.point, True), up_slope(tab, B, A.point, B.point, False)
+        ea, eb = ea + tab.up * up_a, eb + tab.up * up_b
     lo, hi = (ea, eb) if ea <= eb else (eb, ea)
-    if fire_lane:
+    if fire_lane:  # P2.31: "same-level" compares Base Levels, not the Up-Slope elevations
         slo, shi = (A.elev, B.elev) if A.elev <= B.elev else (B.elev, A.elev)
     else:
         slo, shi = lo, hi
-    floor = min(slo, lo)
-    if tab.same_base_orchard:
-        same = A.elev == B.elev
-    else:
-        same = ea == eb
-    ia, ib = A.idx, B.idx
-    if reader is None:
-        reader = tab.depiction.begin(A.point, B.point)
-    dep_interior = reader.interior
-    dep_boundary = reader.boundary
-    walls = tab.walls
-    rowhouse = tab.rowhouse
-    narrow = tab.narrow
-    recs_in = tab.recs_in
-    block_at = tab.block_at
-    wall_hex = tab.wall_hex
-    vertex_both = tab.wall_vertex_both_sides
-    # the whole-hex depiction's interior() is a list lookup: read the list directly on the hot path
-    recs: list[_Meet | None] | None = getattr(reader, "recs", None) if dep is None else None
-    for n, c in enumerate(contacts):
-        k = c[0]
-        if k == _S:
-            idx = base + c[3]
-            if idx == ia or idx == ib:
-                continue
-            if recs is not None:
-                rec = recs[idx]
-                if rec is None:
-                    rec = tab._fill(idx)
-            else:
-                rec = recs_in[idx] if dep is not None and n in dep else dep_interior(idx, c[1], c[2])
-        elif k == _X:
-            if not wall_hex[base + c[3]]:
-                continue
-            key = (base + c[3], base + c[4])
-            if rowhouse and rowhouse_wall_blocks(rowhouse.get(key), hi, c[1], out):
-                return
-            w = walls.get(key)
-            if w is None or key[0] in (ia, ib) or key[1] in (ia, ib):
-                continue
-            if w.full:
-                if bocage_blocks(tab, w, key, lo, hi, A, B, ea, eb, c[1], out):
-                    return
-                continue
-            if w.top > shi:
-                out.clear = False
-                out.block = _Block(c[1], None, w.hexside, f"{w.what} (Half-Level obstacle)", w.rule)
-                return
-            continue
-        elif k == _A:
-            a, b = base + c[3], base + c[4]
-            if rowhouse and rowhouse_wall_blocks(rowhouse.get((a, b)), hi, c[1], out):
-                return  # run along: the wall's bar straddles the hexside (A6.1)
-            w = walls.get((a, b)) if walls else None
-            if w is not None and w.full:
-                if _along_wall_counts(tab, (a, b), ia, ib) and \
-                        bocage_blocks(tab, w, (a, b), lo, hi, A, B, ea, eb, c[1], out, "run along"):
-                    return
-            elif w is not None and w.top > shi and _along_wall_counts(tab, (a, b), ia, ib):
-                out.clear = False
-                out.block = _Block(c[1], None, w.hexside, f"{w.what} run along (Half-Level obstacle)", "B9.2")
-                return
-            if dep is not None and n in dep:
-                continue
-            if a == ia or a == ib:
-                rec = dep_boundary((b,), c[1], c[2], False)
-            elif b == ia or b == ib:
-                rec = dep_boundary((a,), c[1], c[2], False)
-            else:
-                rec = dep_boundary((a, b), c[1], c[2], (a, b) in narrow)
-        elif k == _T:
-            idx = base + c[3]
-            if idx == ia or idx == ib or (dep is not None and n in dep):
-                continue
-            rec = dep_boundary((idx,), c[1], c[2], False)
-        elif k == _V:
-            if (wall_hex[base + c[3]] or not vertex_both) and _vertex_walls_block(tab, c, base, ia, ib, shi, out,
-                                                                                   hi):
-                return
-            continue
-        else:  # _P: read by _depression_runs only
-            continue
-        q = rec.quick
-        if q < floor or (q == floor and not (rec.hindrances and slo == shi == q)):
-            continue
-        for o in rec.obstacles:
-            top = o.top
-            kind = o.kind
-            if top <= (slo if kind is _HALF else lo):
-                continue
-            if kind is _DRAWN_WALL:
-                if wall_depiction_blocks(tab, o.srcs, A, B, ea, eb, lo, hi, shi, c[1], out, reader):
-                    return
-                continue
-            if kind is _ORCHARD and same:
-                continue
-            if kind is _HALF:
-                if top > shi:
-                    out.clear = False
-                    out.block = _Block(c[1], o.srcs[0], None, f"{o.what} (Half-Level obstacle)", o.rule)
-                    return
-                continue
-            if top == hi and kind is _CREST and adjacent_lower_crest(tab, o.srcs, A, B, ea, eb):
-                continue
-            if top > hi or top == hi:
-                out.clear = False
-                out.block = _Block(c[1], o.srcs[0], None, o.what, "A6.2" if kind is not _CREST else "B10.2")
-                out.rules.append(o.rule)
-                return
-            # lo < top < hi: the lower end may lie in a Blind Hex (A6.4)
-            src = _blind_source(tab, top, o.srcs, kind is _CREST, A, B, ea, eb)
-            if src is not None:
-                out.clear = False
-                out.blind = True
-                rule = "B10.23" if kind is _CREST else "A6.4"
-                if kind is _CREST and cliff_blind_hexes(tab, src, *((A, B) if ea > eb else (B, A))):
-                    rule = "B11.21"
-                out.block = _Block(c[1], src, None, f"{o.what}: Blind Hex", rule)
-                out.rules.append(o.rule)
-                return
-        for h in rec.hindrances:
-            top = h.top
-            kind = h.kind
-            if kind is _H_ORCHARD_OUT:
-                if not _out_of_season_orchard(tab, h, A, B, ea, eb, same, slo, shi, fire_lane, out):
-                    continue
-            elif kind is _H_BRIDGE:
-                if not _bridge_hinders(top, h.srcs[0], ea, eb, out):
-                    continue
-            elif top < shi or (kind is not _H_OTHER and not same):
-                # a Hindrance affects LOS at its own level (same-level), not LOS above it; an orchard in
-                # season is an obstacle, not a Hindrance, to LOS to/from a higher elevation (B14.2)
-                continue
-            out.drm += h.drm
-            out.hinds.append(_Met(c[1], h.srcs[0], h.drm, h.what, h.rule))
-            if out.drm >= block_at:
-                out.clear = False
-                out.block = _Block(c[1], h.srcs[0], None, f"Hindrance total {out.drm}", "A6.7")
-                return
+    same = A.elev == B.elev if tab.same_base_orchard else ea == eb
+    road = _BridgeRoad(tab, A, B) if tab.bridges else _NO_HEXES  # worked out when a bridge is weighed
+    # tuple.__new__: the NamedTuple's own __new__ is one more Python call for each of a board's pairs
+    return tuple.__new__(_Los, (tab, A, B, ea, eb, (up_a, up_b), lo, hi, slo, shi, same, fire_lane, entrenched, road,
+                                tab.depiction.begin(A.point, B.point)))
 
 
-def _bridge_hinders(deck: int, idx: int, ea: int, eb: int, out: _Outcome) -> bool:
-    """B6.2: a non-pontoon bridge Hinders a LOS drawn through its hex, unless the LOS is traced only
-    through the bridge's road depiction (entering and leaving the hex across road hexsides, not at a
-    vertex: ``out.bridge_road``) or is between Locations all beneath or all above the bridge's level
-    (``deck``). EX: 13CC5 at ground level hinders BB5-FF3; J4 fires beneath the level-1 bridge at 13K6
-    to L7 with no Hindrance."""
-    if (ea < deck and eb < deck) or (ea > deck and eb > deck):
-        return False
-    return idx not in out.bridge_road
+def _own_hex_smoke(A: _End, B: _End) -> list[_Met]:
+    """A24.2: SMOKE in the firer's or target's own hex hinders the LOS (digest 3.1, 3.8)."""
+    return [_Met(t, e.idx, e.smoke, f"SMOKE {e.smoke}", "A24.2") for e, t in ((A, 0.0), (B, 1.0)) if e.smoke]
 
 
 _HALF_SQRT3 = math.sqrt(3) / 2
@@ -1765,270 +1768,7 @@ class _BridgeRoad:
         return i in self.got
 
 
-def _out_of_season_orchard(tab: _Tables, h: _Hind, A: _End, B: _End, ea: int, eb: int, same: bool, slo: int,
-                           shi: int, fire_lane: bool, out: _Outcome) -> bool:
-    """B14.2: whether an orchard out of season (Hindrance record ``h``, its top one level above its base)
-    hinders this LOS; it is never an obstacle then.
-
-    * Both ends at the same level (judgment.orchard_same_base_level), or the higher end no higher than the
-      trees' top (at most one level above the orchard's base, the B14.21 EX's level 1 of J8 to H9): +1 for
-      each orchard hex, as a same-level orchard.
-    * Both ends at or above the top: no effect (the LOS passes over it, A6.2).
-    * The higher end more than one level above the orchard's base: one +1 in all, and only from an orchard
-      hex adjacent to the lower (ground-level) end, where it would cast its Blind Hex
-      (judgment.orchard_out_of_season_los "adjacent-once"; "each" counts every orchard hex as above,
-      "same-level" none).
-    """
-    top = h.top
-    if top <= slo:
-        return False
-    if same or top >= shi:
-        return True
-    reading = tab.orchard_out
-    if reading == "each":
-        return True
-    if reading == "same-level" or out.orchard_out_once:
-        return False
-    lo_a = (A.elev <= B.elev) if fire_lane else (ea <= eb)
-    low = A if lo_a else B
-    if all(tab.dist(s, low.idx) != 1 for s in h.srcs):
-        return False
-    out.orchard_out_once = True
-    return True
-
-
-_DRAWN_WALLS = ("wall", "hedge", "bocage")
-_PERIOD = 6  # drawn-wall numbers repeat every six columns and rows: never two such hexsides near one hex
-
-
-def _drawn_wall_number(hs: Hexside) -> int:
-    """The number a hexside's wall pixels carry (see ``ArtworkRaster.with_hexside_art``): its direction N, NE or
-    SE from its hex on that side, and that hex's column and row modulo six."""
-    d = hs.a.direction_to(hs.b)
-    h = hs.a if d < 3 else hs.b
-    return d % 3 + 3 * (h.col % _PERIOD + _PERIOD * (h.row % _PERIOD))
-
-
-def _drawn_wall_key(tab: _Tables, i: int, n: int) -> tuple[int, int] | None:
-    """The wall (its key in ``tab.walls``) whose pixels carry number ``n`` and were met in or beside hex index
-    ``i``: the one such hexside near the hex; None if it carries no wall."""
-    h = tab.hex_of(i)
-    d, rest = n % 3, n // 3
-    cm, rm = rest % _PERIOD, rest // _PERIOD
-    col = h.col + (cm - h.col + _PERIOD // 2) % _PERIOD - _PERIOD // 2
-    row = h.row + (rm - h.row + _PERIOD // 2) % _PERIOD - _PERIOD // 2
-    a = Hex(col, row)
-    key = tab.side_key(Hexside.of(a, a.neighbour(d)))
-    return key if key in tab.walls else None
-
-
-def _runs_along(p: Point, q: Point, hs: Hexside) -> bool:
-    """Whether the thread from ``p`` to ``q`` lies exactly along hexside ``hs`` (on its hexspine)."""
-    (x0, y0), (x1, y1) = p, q
-    for vx, vy in hs.endpoints():
-        if abs((x1 - x0) * (vy - y0) - (y1 - y0) * (vx - x0)) > 1e-9:
-            return False
-    return True
-
-
-def _crossing(p: Point, q: Point, hs: Hexside) -> float | None:
-    """The parameter (0 at ``p``, 1 at ``q``) where the thread crosses hexside ``hs`` between its end
-    vertices, or None where it does not."""
-    (x0, y0), (x1, y1) = p, q
-    (ax, ay), (bx, by) = hs.endpoints()
-    den = (x1 - x0) * (by - ay) - (y1 - y0) * (bx - ax)
-    if den == 0:
-        return None
-    t = ((ax - x0) * (by - ay) - (ay - y0) * (bx - ax)) / den
-    u = ((ax - x0) * (y1 - y0) - (ay - y0) * (x1 - x0)) / den
-    return t if 0 <= t <= 1 and 0 < u < 1 else None
-
-
-def wall_depiction_blocks(tab: _Tables, key: tuple[int, ...], A: _End, B: _End, ea: int, eb: int, lo: int,
-                          hi: int, shi: int, t: float, out: _Outcome, reader: Any) -> bool:
-    """B9.1: on a board's artwork the thick wall, hedge or bocage depiction, as well as the hexside itself,
-    represents the wall and affects any LOS through it: a thread crossing the drawing where it spills past its
-    hexside's end meets the wall as if it crossed the hexside. B9.2 still decides: it is a Half-Level
-    obstacle to same-level LOS (bocage: a one-level one, B9.52), never one to any part of its own hex, and a
-    wall lying lengthwise along the LOS is ruled by the hexspine rule (``_along_wall_counts``), not by its
-    drawing. Where the thread does not cross the hexside, the drawing must lie on both sides of it (A6.1):
-    a thread through the corner where two drawn walls join, beside one of them, is not blocked by that one.
-    Recorded in ``out``."""
-    if A.idx in key or B.idx in key:
-        return False
-    w = tab.walls[(key[0], key[1])]
-    if _runs_along(A.point, B.point, w.hexside):
-        return False
-    at = _crossing(A.point, B.point, w.hexside)
-    how = "" if at is not None else "as drawn past its hexside"
-    if at is None:
-        if not reader.drawn_on_both_sides((key[0], key[1])):
-            return False
-        at = t
-    if w.full:
-        blocked = bocage_blocks(tab, w, (key[0], key[1]), lo, hi, A, B, ea, eb, at, out, how)
-    elif w.top > shi:
-        out.clear = False
-        out.block = _Block(at, None, w.hexside, f"{w.what} {how} (Half-Level obstacle)".replace("  ", " "),
-                           w.rule if not how else "B9.1")
-        blocked = True
-    else:
-        return False
-    if blocked and how:
-        out.rules.append("B9.1")
-    return blocked
-
-
-def _along_wall_counts(tab: _Tables, key: tuple[int, int], ia: int, ib: int) -> bool:
-    """B9.2: whether a wall or hedge the thread runs along lengthwise (on a hexspine) is an obstacle.
-
-    A hexside of the firer's or target's own hex never is. One that touches neither end hex is. One that
-    touches an end hex at a vertex is only if its other vertex, the one opposite the viewing/target hex
-    (part of neither end hex), has walls or hedges on all three hexspines (the B9.2 EX: 6Z9 -> X6 is clear
-    with Y8-Z8 a wall, blocked if Y8-Y9 is a hedge as well). Walls at the vertex touching the end hex do not
-    count: two of them are the end hex's own hexsides."""
-    if key[0] in (ia, ib) or key[1] in (ia, ib):
-        return False
-    hs = tab.walls[key].hexside
-    ends = {ia, ib}
-    far = [v for v in hs.vertices() if not ends.intersection(tab.idx(h) for h in v.hexes)]
-    if len(far) == 2:
-        return True
-    walls = tab.walls
-    return any(all(tab.side_key(s) in walls for s in v.hexsides()) for v in far)
-
-
-def rowhouse_wall_blocks(rw: _RowhouseWall | None, hi: int, t: float, out: _Outcome) -> bool:
-    """B23.71: a rowhouse wall the thread crosses blocks it unless the LOS's higher end is above the wall's
-    top (the taller building of its two hexes), even where the wall is a hexside of the firer's or target's
-    own hex: units in a rowhouse do not see through its walls. Recorded in ``out``."""
-    if rw is None or rw.top < hi:
-        return False
-    out.clear = False
-    out.block = _Block(t, None, rw.hexside, "rowhouse wall", "B23.71")
-    out.rules.append("B23.71")
-    return True
-
-
-def adjacent_lower_crest(tab: _Tables, srcs: tuple[int, ...], A: _End, B: _End, ea: int, eb: int) -> bool:
-    """B10.2's exception: a LOS from a higher Location may always pass through a Crest Line in an ADJACENT
-    lower hex (the B10.2 EX: 15Y4 fires through Y3 to Y2). On a board's artwork the crest of the higher
-    ground can be drawn inside that lower hex (bd08's lake shore): ground there no higher than the viewer,
-    in a hex adjacent to the viewer's whose Base Level is below the viewer's, does not block."""
-    H = A if ea >= eb else B
-    if ea == eb or H.kind not in ("ground", "crest"):
-        return False
-    return all(tab.dist(s, H.idx) == 1 and tab.ground_of(tab.hex_of(s)) < H.base for s in srcs)
-
-
-def bocage_blocks(tab: _Tables, w: _Wall, key: tuple[int, int], lo: int, hi: int,
-                  A: _End, B: _End, ea: int, eb: int, t: float, out: _Outcome, how: str = "") -> bool:
-    """B9.52: a bocage hexside (not one of the firer's or target's own hexsides, B9.2) crossed by the thread
-    is a one-level obstacle on that hexside, not a Half-Level one: it blocks a LOS whose higher end is no
-    higher than its top while the lower end is below it, or that it tops (A6.2); a LOS from higher still
-    may leave the lower end in one of its Blind Hexes (A6.4), counted from the bocage hexside's hex on the
-    higher end's side. Two Locations both level with its top see over it (as VASL reads B9.52). The
-    outcome is recorded in ``out``."""
-    top = w.top
-    what = f"{w.what} {how}".rstrip()
-    if top > hi or (top == hi and top > lo):
-        out.clear = False
-        out.block = _Block(t, None, w.hexside, f"{what} (one-level obstacle)", w.rule)
-        out.rules.append(w.rule)
-        return True
-    if lo < top < hi:
-        H = A if ea > eb else B
-        near = min(key, key=lambda i: tab.dist(H.idx, i))
-        if _blind_source(tab, top, (near,), False, A, B, ea, eb) is not None:
-            out.clear = False
-            out.blind = True
-            out.block = _Block(t, None, w.hexside, f"{what}: Blind Hex", "A6.4")
-            out.rules.append(w.rule)
-            return True
-    return False
-
-
-def _vertex_walls_block(tab: _Tables, c: tuple[Any, ...], base: int, ia: int, ib: int, shi: int,
-                        out: _Outcome, hi: int | None = None) -> bool:
-    """Walls, hedges and B29 roadblocks meeting at a vertex the thread passes through (a ``_V`` contact):
-    the thread is blocked (recorded in ``out``) only when such a Half-Level obstacle high enough to matter
-    (B9.2: same-level LOS) lies on each side of it (A6.1: an obstacle blocks a thread that crosses it,
-    visible on both sides; B9.1: a wall's hexside includes its vertices). The thread then passes through
-    the corner where they join. A lone wall the thread only touches at its end vertex, on one side, does
-    not block (the B9.2 EX's wall Y8-Z8; judgment.wall_vertex_both_sides; false reads B9.1's vertices
-    as part of the wall: any one of them blocks); nor does a wall of the firer's or target's own hex (B9.2).
-    """
-    walls = tab.walls
-    top_end = shi if hi is None else hi
-
-    def high(j: int) -> _Wall | None:
-        a, b = base + c[j], base + c[j + 1]
-        w = walls.get((a, b))
-        if w is None or a == ia or a == ib or b == ia or b == ib:
-            return None
-        if w.top <= shi and not (w.full and w.top >= top_end):  # bocage: as high as the higher end (B9.52)
-            return None
-        return w
-
-    if tab.bocage_vertex_blocks:  # judgment.bocage_vertex: B9.1's "inclusive of vertices", as a hedge
-        for j in range(3, len(c), 2):
-            w = high(j)
-            if w is not None and w.full:
-                out.clear = False
-                out.block = _Block(c[1], None, w.hexside, f"{w.what} touched at its end vertex (one-level obstacle)",
-                                   w.rule)
-                out.rules.append("B9.1")
-                return True
-    w1 = high(3)
-    if not tab.wall_vertex_both_sides:
-        for j in range(5, len(c), 2):
-            w1 = w1 or high(j)
-        if w1 is not None:
-            out.clear = False
-            kind = "one-level" if w1.full else "Half-Level"
-            out.block = _Block(c[1], None, w1.hexside, f"{w1.what} touched at its end vertex ({kind} obstacle)",
-                               w1.rule)
-            return True
-        return False
-    if w1 is None:
-        return False
-    for j in range(5, len(c), 2):
-        w2 = high(j)
-        if w2 is not None:
-            out.clear = False
-            what = f"{w1.what}s" if w1.what == w2.what else f"{w1.what} and {w2.what}"
-            what += (" meeting at a vertex, on both sides of the LOS "
-                     f"({'one-level' if w1.full or w2.full else 'Half-Level'} obstacle)")
-            out.block = _Block(c[1], None, w1.hexside, what, w1.rule)
-            return True
-    return False
-
-
-def _blind_source(tab: _Tables, top: int, srcs: tuple[int, ...], crest: bool, A: _End, B: _End, ea: int,
-                  eb: int) -> int | None:
-    """The obstacle hex that puts the lower end in a Blind Hex (A6.4-.43; B10.23 for a crest), or None.
-
-    Counts use the Locations' own elevations, slopes ignored (P2.3), by whole levels (digest §7.4)."""
-    H, L = (A, B) if ea > eb else (B, A)
-    for s in srcs:
-        R = tab.dist(H.idx, s)
-        n = 1 + max(0, (top - L.elev) // _Q - 1) + R // tab.blind_step - max(0, (H.elev - top) // _Q - 1)
-        n = max(n, 1)
-        if crest and not cliff_blind_hexes(tab, s, H, L):
-            n -= 1
-        if tab.dist(s, L.idx) <= n:
-            return s
-    return None
-
-
-def cliff_blind_hexes(tab: _Tables, s: int, H: _End, L: _End) -> bool:
-    """B11.21: unlike a Crest Line's (B10.23), the Blind Hexes a cliff hexside casts to a non-adjacent
-    viewer are never reduced below one: whether the ground of hex ``s`` drops to the lower end ``L`` across
-    one of its cliff hexsides (one whose other hex is nearer ``L``), seen from ``H`` not adjacent to it."""
-    if not tab.cliffs or tab.dist(H.idx, s) <= 1:
-        return False
-    d = tab.dist(s, L.idx)
-    return any(tab.dist(n, L.idx) < d for n in tab.cliffs.get(s, ()))
+# -------------------------------------------------------------------------- 3. an end IN a stream
 
 
 def _depression_runs(tab: _Tables, contacts: tuple[tuple[Any, ...], ...], base: int,
@@ -2081,178 +1821,737 @@ def _depression_runs(tab: _Tables, contacts: tuple[tuple[Any, ...], ...], base: 
     return dep, lasts, whole
 
 
-def _decide(tab: _Tables, A: _End, B: _End, entrenched: tuple[bool, bool], want_borderline: bool,
-            fire_lane: bool = False) -> tuple[_Outcome, int, int, bool, bool, bool]:
-    """The core: returns (outcome, elevation of a, of b (quarters, with Up-Slope), up a, up b, borderline)."""
-    out = _Outcome()
-    ea, eb = A.elev, B.elev
-    up_a = up_b = False
-    if A.idx == B.idx and (A.point == B.point or A.kind == "culvert" or B.kind == "culvert"):
-        if A.idx in tab.bridges and {A.kind, B.kind} == {"ground", "in"}:
-            out.clear = False
-            out.block = _Block(0.0, A.idx, None, "the bridge (a unit on it and one beneath it)", "B6.2")
-        elif (A.kind == "culvert") != (B.kind == "culvert"):
-            out.clear = False
-            out.block = _Block(0.0, A.idx, None, "Stream Culvert (sees only ADJACENT stream and culvert Locations)",
-                         "P4.2")
-        out.rules.append("A6.1")
-        if tab.smoke[A.idx]:
-            out.drm = tab.smoke[A.idx]
-            out.hinds.append(_Met(0.0, A.idx, out.drm, f"SMOKE {out.drm}", "A24.2"))
-        return out, ea, eb, False, False, False
-    if A.kind == "culvert" or B.kind == "culvert":
-        _culvert(tab, A, B, out)
-        return out, ea, eb, False, False, False
-    tr: Trace | None = None
-    if (A.up_sides and A.slope_ok) or (B.up_sides and B.slope_ok) or entrenched[0] or entrenched[1]:
-        tr = grid.trace(A.point, B.point)
-        if A.up_sides and A.slope_ok and A.up_sides & _boundary(tr, A.hex, True):
-            ea += tab.up
-            up_a = True
-        if B.up_sides and B.slope_ok and B.up_sides & _boundary(tr, B.hex, False):
-            eb += tab.up
-            up_b = True
-    # SMOKE in the firer's or target's own hex counts (digest 3.1, 3.8)
-    own_smoke = 0
-    for e in (A, B):
-        s = tab.smoke[e.idx]
-        if s:
-            own_smoke += s
-            out.hinds.append(_Met(0.0 if e is A else 1.0, e.idx, s, f"SMOKE {s}", "A24.2"))
-    out.drm = own_smoke
-    got = None
-    if want_borderline or A.kind == "in" or B.kind == "in":
-        got = tab.compiled(A.point, B.point)
+def both_ends_in_a_stream(L: _Los, lasts: list[int], whole: bool) -> _Block | None:
+    """B20.2: two Locations IN a stream see each other only while the thread stays within the stream
+    depiction; it is blocked at the last hex within it from the firer's end, where it leaves."""
+    if L.A.kind != "in" or L.B.kind != "in" or whole:
+        return None
+    return _Block(0.5, lasts[0], None, "the stream depiction's banks (both ends IN a stream; the thread leaves the "
+                  "depiction after this hex)", "B20.2")
+
+
+def one_end_in_a_stream(L: _Los, lasts: list[int], whole: bool) -> _Block | None:
+    """A6.3: a Location IN a stream and one outside see each other only if the higher end is at least as many
+    levels higher as its range from the last hex within the depiction (the bank blocks otherwise)."""
+    if (L.A.kind == "in") == (L.B.kind == "in"):
+        return None
+    low, high, e_low, e_high = (L.A, L.B, L.ea, L.eb) if L.A.kind == "in" else (L.B, L.A, L.eb, L.ea)
+    last = lasts[0]
+    need = L.tab.dist(last, high.idx)
+    if e_high - e_low >= need * _Q:
+        return None
+    return _Block(0.0 if low is L.A else 1.0, last, None,
+                  (f"the bank of the stream (an elevation difference of {fmt(_lv(e_high - e_low))} "
+                   f"is less than the range {need} from the last hex inside the depiction)"), "A6.3")
+
+
+_DEPRESSION_RULES: tuple[Callable[[_Los, list[int], bool], _Block | None], ...] = (
+    both_ends_in_a_stream,
+    one_end_in_a_stream,
+)
+
+
+# -------------------------------------------------------------------------- 4. hexsides and vertices met
+
+
+def _own_hexside(L: _Los, key: tuple[int, int]) -> bool:
+    a, b = key
+    ia, ib = L.A.idx, L.B.idx
+    return a == ia or a == ib or b == ia or b == ib
+
+
+@_reads("rowhouse")
+def rowhouse_wall(L: _Los, key: tuple[int, int], t: float) -> _Block | None:
+    """B23.71: a rowhouse wall the thread crosses (or runs along: its bar straddles the hexside, A6.1) blocks
+    it unless the LOS's higher end is above the wall's top (the taller building of its two hexes), even where
+    the wall is a hexside of the firer's or target's own hex: units in a rowhouse do not see through its
+    walls."""
+    rw = L.tab.rowhouse.get(key)
+    if rw is None or rw.top < L.hi:
+        return None
+    return _Block(t, None, rw.hexside, "rowhouse wall", "B23.71", also=("B23.71",))
+
+
+def bocage_blocks(L: _Los, w: _Wall, key: tuple[int, int], t: float, how: str = "") -> _Block | None:
+    """B9.52: a bocage hexside (not one of the firer's or target's own hexsides, B9.2) crossed by the thread
+    is a one-level obstacle on that hexside, not a Half-Level one: it blocks a LOS whose higher end is no
+    higher than its top while the lower end is below it, or that it tops (A6.2); a LOS from higher still
+    may leave the lower end in one of its Blind Hexes (A6.4), counted from the bocage hexside's hex on the
+    higher end's side. Two Locations both level with its top see over it (as VASL reads B9.52)."""
+    top, lo, hi = w.top, L.lo, L.hi
+    what = f"{w.what} {how}".rstrip()
+    if top > hi or (top == hi and top > lo):
+        return _Block(t, None, w.hexside, f"{what} (one-level obstacle)", w.rule, also=(w.rule,))
+    if lo < top < hi:
+        H = L.A if L.ea > L.eb else L.B
+        near = min(key, key=lambda i: L.tab.dist(H.idx, i))
+        if _blind_source(L, top, (near,), False) is not None:
+            return _Block(t, None, w.hexside, f"{what}: Blind Hex", "A6.4", blind=True, also=(w.rule,))
+    return None
+
+
+@_reads("walls")
+def bocage_crossed(L: _Los, key: tuple[int, int], t: float) -> _Block | Literal[False] | None:
+    """B9.52 for a bocage hexside crossed (:func:`bocage_blocks`); a hexside of the firer's or target's own
+    hex is none (B9.2)."""
+    w = L.tab.walls.get(key)
+    if w is None or not w.full:
+        return None
+    return False if _own_hexside(L, key) else (bocage_blocks(L, w, key, t) or False)
+
+
+@_reads("walls")
+def wall_crossed(L: _Los, key: tuple[int, int], t: float) -> _Block | Literal[False] | None:
+    """B9.2: a wall, hedge or B29 roadblock crossed by the thread is a Half-Level obstacle: it blocks a LOS
+    between Locations both below its top ("same-level", Base Levels on a Fire Lane, P2.31), except a hexside
+    of the firer's or target's own hex."""
+    w = L.tab.walls.get(key)
+    if w is None or w.full:
+        return None
+    if _own_hexside(L, key) or w.top <= L.shi:
+        return False
+    return _Block(t, None, w.hexside, f"{w.what} (Half-Level obstacle)", w.rule)
+
+
+@_reads("walls")
+def bocage_run_along(L: _Los, key: tuple[int, int], t: float) -> _Block | Literal[False] | None:
+    """B9.52 for a bocage hexside the thread runs along lengthwise, where it counts (:func:`_along_wall_counts`,
+    B9.2)."""
+    w = L.tab.walls.get(key)
+    if w is None or not w.full:
+        return None
+    if _along_wall_counts(L.tab, key, L.A.idx, L.B.idx):
+        return bocage_blocks(L, w, key, t, "run along") or False
+    return False
+
+
+@_reads("walls")
+def wall_run_along(L: _Los, key: tuple[int, int], t: float) -> _Block | Literal[False] | None:
+    """B9.2: a wall or hedge the thread runs along lengthwise (on a hexspine) blocks as one crossed, where it
+    counts (:func:`_along_wall_counts`: the B9.2 EX)."""
+    w = L.tab.walls.get(key)
+    if w is None or w.full or w.top <= L.shi or not _along_wall_counts(L.tab, key, L.A.idx, L.B.idx):
+        return None
+    return _Block(t, None, w.hexside, f"{w.what} run along (Half-Level obstacle)", "B9.2")
+
+
+def _along_wall_counts(tab: _Tables, key: tuple[int, int], ia: int, ib: int) -> bool:
+    """B9.2: whether a wall or hedge the thread runs along lengthwise (on a hexspine) is an obstacle.
+
+    A hexside of the firer's or target's own hex never is. One that touches neither end hex is. One that
+    touches an end hex at a vertex is only if its other vertex, the one opposite the viewing/target hex
+    (part of neither end hex), has walls or hedges on all three hexspines (the B9.2 EX: 6Z9 -> X6 is clear
+    with Y8-Z8 a wall, blocked if Y8-Y9 is a hedge as well). Walls at the vertex touching the end hex do not
+    count: two of them are the end hex's own hexsides."""
+    if key[0] in (ia, ib) or key[1] in (ia, ib):
+        return False
+    hs = tab.walls[key].hexside
+    ends = {ia, ib}
+    far = [v for v in hs.vertices() if not ends.intersection(tab.idx(h) for h in v.hexes)]
+    if len(far) == 2:
+        return True
+    walls = tab.walls
+    return any(all(tab.side_key(s) in walls for s in v.hexsides()) for v in far)
+
+
+def _wall_at(L: _Los, c: tuple[Any, ...], base: int, j: int) -> _Wall | None:
+    """The wall, hedge, bocage or B29 roadblock on the hexside at ``c[j], c[j + 1]`` of a vertex contact that
+    is high enough to matter (B9.2: same-level LOS; bocage: as high as the higher end, B9.52), not on a
+    hexside of the firer's or target's own hex (B9.2)."""
+    a, b = base + c[j], base + c[j + 1]
+    w = L.tab.walls.get((a, b))
+    if w is None or _own_hexside(L, (a, b)):
+        return None
+    if w.top <= L.shi and not (w.full and w.top >= L.hi):
+        return None
+    return w
+
+
+@_reads("walls")
+def bocage_touched_at_its_end_vertex(L: _Los, c: tuple[Any, ...], base: int) -> _Block | None:
+    """B9.1 (judgment.bocage_vertex "vertices-included"): a bocage hexside includes its vertices, so a thread
+    through one of its end vertices is blocked as by a hedge there."""
+    if not L.tab.bocage_vertex_blocks:
+        return None
+    for j in range(3, len(c), 2):
+        w = _wall_at(L, c, base, j)
+        if w is not None and w.full:
+            return _Block(c[1], None, w.hexside, f"{w.what} touched at its end vertex (one-level obstacle)", w.rule,
+                          also=("B9.1",))
+    return None
+
+
+@_reads("walls")
+def walls_meeting_at_a_vertex(L: _Los, c: tuple[Any, ...], base: int) -> _Block | None:
+    """Walls, hedges and B29 roadblocks meeting at a vertex the thread passes through block it only when such
+    an obstacle high enough to matter (:func:`_wall_at`) lies on each side of it (A6.1: an obstacle blocks a
+    thread that crosses it, visible on both sides; B9.1: a wall's hexside includes its vertices): the thread
+    then passes through the corner where they join. A lone wall the thread only touches at its end vertex,
+    on one side, does not block (the B9.2 EX's wall Y8-Z8); judgment.wall_vertex_both_sides false reads
+    B9.1's vertices as part of the wall: any one of them blocks."""
+    w1 = _wall_at(L, c, base, 3)
+    if not L.tab.wall_vertex_both_sides:
+        for j in range(5, len(c), 2):
+            w1 = w1 or _wall_at(L, c, base, j)
+        if w1 is None:
+            return None
+        kind = "one-level" if w1.full else "Half-Level"
+        return _Block(c[1], None, w1.hexside, f"{w1.what} touched at its end vertex ({kind} obstacle)", w1.rule)
+    if w1 is None:
+        return None
+    for j in range(5, len(c), 2):
+        w2 = _wall_at(L, c, base, j)
+        if w2 is not None:
+            what = f"{w1.what}s" if w1.what == w2.what else f"{w1.what} and {w2.what}"
+            what += (" meeting at a vertex, on both sides of the LOS "
+                     f"({'one-level' if w1.full or w2.full else 'Half-Level'} obstacle)")
+            return _Block(c[1], None, w1.hexside, what, w1.rule)
+    return None
+
+
+_HexsideRule: TypeAlias = Callable[[_Los, tuple[int, int], float], _Block | Literal[False] | None]
+_HEXSIDE_CROSSED: tuple[_HexsideRule, ...] = (rowhouse_wall, bocage_crossed, wall_crossed)
+_HEXSIDE_RUN_ALONG: tuple[_HexsideRule, ...] = (rowhouse_wall, bocage_run_along, wall_run_along)
+_VERTEX_PASSED: tuple[Callable[[_Los, tuple[Any, ...], int], _Block | None], ...] = (
+    bocage_touched_at_its_end_vertex,
+    walls_meeting_at_a_vertex,
+)
+
+
+# -------------------------------------------------------------------------- 4. obstacles and Hindrances met
+
+
+def half_level_obstacle(L: _Los, o: _Obs, t: float) -> _Block | Literal[False] | None:
+    """B9.2: a Half-Level obstacle in a hex (rubble, a depicted wall) blocks a LOS between Locations both
+    below its top ("same-level"), and no other."""
+    if o.top > L.shi:
+        return _Block(t, o.srcs[0], None, f"{o.what} (Half-Level obstacle)", o.rule)
+    return False
+
+
+def orchard_at_its_own_level(L: _Los, o: _Obs, t: float) -> _Block | Literal[False] | None:
+    """B14.2: an orchard in season is no obstacle to a LOS between Locations at one level (it is a Hindrance
+    there, :func:`orchard_in_season_hinders`); to or from a higher elevation it is an obstacle."""
+    return False if L.same else None
+
+
+def crest_of_an_adjacent_lower_hex(L: _Los, o: _Obs, t: float) -> _Block | Literal[False] | None:
+    """B10.2's exception: a LOS from a higher Location may always pass through a Crest Line in an ADJACENT
+    lower hex (the B10.2 EX: 15Y4 fires through Y3 to Y2). On a board's artwork the crest of the higher
+    ground can be drawn inside that lower hex (bd08's lake shore): ground there no higher than the viewer,
+    in a hex adjacent to the viewer's whose Base Level is below the viewer's, does not block."""
+    if o.top != L.hi or L.ea == L.eb:
+        return None
+    H = L.A if L.ea >= L.eb else L.B
+    tab = L.tab
+    if H.kind in ("ground", "crest") and all(tab.dist(s, H.idx) == 1 and tab.ground_of(tab.hex_of(s)) < H.base
+                                             for s in o.srcs):
+        return False
+    return None
+
+
+def obstacle_as_high_as_the_higher_end(L: _Los, o: _Obs, t: float) -> _Block | Literal[False] | None:
+    """A6.2 (B10.2 for the ground of a hill): an obstacle as high as the higher end, or higher, blocks."""
+    if o.top < L.hi:
+        return None
+    return _Block(t, o.srcs[0], None, o.what, "A6.2" if o.kind is not _CREST else "B10.2", also=(o.rule,))
+
+
+def blind_hex(L: _Los, o: _Obs, t: float) -> _Block | Literal[False] | None:
+    """A6.4 (B10.23 for a Crest Line, B11.21 for a cliff): an obstacle between the ends' elevations puts the
+    lower end in a Blind Hex when it is within the obstacle's Blind Hexes (:func:`_blind_source`)."""
+    crest = o.kind is _CREST
+    src = _blind_source(L, o.top, o.srcs, crest)
+    if src is None:
+        return None
+    rule = "B10.23" if crest else "A6.4"
+    if crest and cliff_blind_hexes(L.tab, src, *((L.A, L.B) if L.ea > L.eb else (L.B, L.A))):
+        rule = "B11.21"
+    return _Block(t, src, None, f"{o.what}: Blind Hex", rule, blind=True, also=(o.rule,))
+
+
+_DRAWN_WALLS = ("wall", "hedge", "bocage")
+_PERIOD = 6  # drawn-wall numbers repeat every six columns and rows: never two such hexsides near one hex
+
+
+def _drawn_wall_number(hs: Hexside) -> int:
+    """The number a hexside's wall pixels carry (see ``ArtworkRaster.with_hexside_art``): its direction N, NE or
+    SE from its hex on that side, and that hex's column and row modulo six."""
+    d = hs.a.direction_to(hs.b)
+    h = hs.a if d < 3 else hs.b
+    return d % 3 + 3 * (h.col % _PERIOD + _PERIOD * (h.row % _PERIOD))
+
+
+def _drawn_wall_key(tab: _Tables, i: int, n: int) -> tuple[int, int] | None:
+    """The wall (its key in ``tab.walls``) whose pixels carry number ``n`` and were met in or beside hex index
+    ``i``: the one such hexside near the hex; None if it carries no wall."""
+    h = tab.hex_of(i)
+    d, rest = n % 3, n // 3
+    cm, rm = rest % _PERIOD, rest // _PERIOD
+    col = h.col + (cm - h.col + _PERIOD // 2) % _PERIOD - _PERIOD // 2
+    row = h.row + (rm - h.row + _PERIOD // 2) % _PERIOD - _PERIOD // 2
+    a = Hex(col, row)
+    key = tab.side_key(Hexside.of(a, a.neighbour(d)))
+    return key if key in tab.walls else None
+
+
+def _runs_along(p: Point, q: Point, hs: Hexside) -> bool:
+    """Whether the thread from ``p`` to ``q`` lies exactly along hexside ``hs`` (on its hexspine)."""
+    (x0, y0), (x1, y1) = p, q
+    for vx, vy in hs.endpoints():
+        if abs((x1 - x0) * (vy - y0) - (y1 - y0) * (vx - x0)) > 1e-9:
+            return False
+    return True
+
+
+def _crossing(p: Point, q: Point, hs: Hexside) -> float | None:
+    """The parameter (0 at ``p``, 1 at ``q``) where the thread crosses hexside ``hs`` between its end
+    vertices, or None where it does not."""
+    (x0, y0), (x1, y1) = p, q
+    (ax, ay), (bx, by) = hs.endpoints()
+    den = (x1 - x0) * (by - ay) - (y1 - y0) * (bx - ax)
+    if den == 0:
+        return None
+    t = ((ax - x0) * (by - ay) - (ay - y0) * (bx - ax)) / den
+    u = ((ax - x0) * (y1 - y0) - (ay - y0) * (x1 - x0)) / den
+    return t if 0 <= t <= 1 and 0 < u < 1 else None
+
+
+def wall_as_drawn(L: _Los, o: _Obs, t: float) -> _Block | Literal[False] | None:
+    """B9.1: on a board's artwork the thick wall, hedge or bocage depiction, as well as the hexside itself,
+    represents the wall and affects any LOS through it: a thread crossing the drawing where it spills past its
+    hexside's end meets the wall as if it crossed the hexside. B9.2 still decides: it is a Half-Level
+    obstacle to same-level LOS (bocage: a one-level one, B9.52), never one to any part of its own hex, and a
+    wall lying lengthwise along the LOS is ruled by the hexspine rule (``_along_wall_counts``), not by its
+    drawing. Where the thread does not cross the hexside, the drawing must lie on both sides of it (A6.1):
+    a thread through the corner where two drawn walls join, beside one of them, is not blocked by that one.
+    The obstacle's ``srcs`` are the wall's key in ``tab.walls``."""
+    A, B = L.A, L.B
+    if A.idx in o.srcs or B.idx in o.srcs:
+        return False
+    key = (o.srcs[0], o.srcs[1])
+    w = L.tab.walls[key]
+    if _runs_along(A.point, B.point, w.hexside):
+        return False
+    at = _crossing(A.point, B.point, w.hexside)
+    how = "" if at is not None else "as drawn past its hexside"
+    if at is None:
+        if not L.reader.drawn_on_both_sides(key):  # type: ignore[attr-defined]
+            return False
+        at = t
+    if w.full:
+        b = bocage_blocks(L, w, key, at, how)
+    elif w.top > L.shi:
+        b = _Block(at, None, w.hexside, f"{w.what} {how} (Half-Level obstacle)".replace("  ", " "),
+                   w.rule if not how else "B9.1")
     else:
-        got = tab.reused(A.point, B.point)
-    contacts: Iterable[tuple[Any, ...]]
-    if got is None:  # a shape met for the first time: traced as it is walked, and only as far as needed
-        comp, base = None, 0
-        contacts = _stream(tab, A.point, B.point)
-    else:
-        comp, base = got
-        # the plain contacts leave out hexsides crossed, for maps without walls; a thread from a Location IN a
-        # stream needs them all the same, to know where it leaves the stream depiction (B20.2)
-        contacts = comp.contacts if tab.walls or tab.rowhouse or A.kind == "in" or B.kind == "in" else comp.plain
-    dep: dict[int, bool] | None = None
-    reader = tab.depiction.begin(A.point, B.point)
-    if tab.bridges:
-        out.bridge_road = _BridgeRoad(tab, A, B)
-    if A.kind == "in" or B.kind == "in":
-        assert isinstance(contacts, tuple)  # ends IN a stream always walk a compiled shape
-        dep, lasts, whole = _depression_runs(tab, contacts, base, A, B, reader)
-        out.rules.append("B20.2")
-        if A.kind == "in" and B.kind == "in":
-            if not whole:
-                out.clear = False
-                # named at the last hex within the depiction from the firer's end, where the thread leaves it
-                out.block = _Block(0.5, lasts[0], None,
-                             "the stream depiction's banks (both ends IN a stream; the thread leaves the depiction "
-                             "after this hex)", "B20.2")
-                return out, ea, eb, up_a, up_b, False
-        else:
-            low, high, e_low, e_high = (A, B, ea, eb) if A.kind == "in" else (B, A, eb, ea)
-            last = lasts[0]
-            need = tab.dist(last, high.idx)
-            if e_high - e_low < need * _Q:
-                out.clear = False
-                out.block = _Block(0.0 if low is A else 1.0, last, None,
-                             (f"the bank of the stream (an elevation difference of {fmt(_lv(e_high - e_low))} "
-                              f"is less than the range {need} from the last hex inside the depiction)"), "A6.3")
-                return out, ea, eb, up_a, up_b, False
-    _walk(tab, contacts, base, A, B, ea, eb, dep, out, fire_lane, reader)
-    # P5.141: the Narrow Street roadblock segment, centre dot to centre dot
-    if tab.segments:
-        _roadblocks(tab, A, B, ea, eb, out)
-    # B9.21: entrenched units and walls/hedges of their own hex (kept by P2.3)
-    if out.clear and (entrenched[0] or entrenched[1]):
-        if tr is None:
-            tr = grid.trace(A.point, B.point)
-        for flag, me, other, at_start in ((entrenched[0], A, B, True), (entrenched[1], B, A, False)):
-            if not flag or me.hex.distance(other.hex) <= 1 or other.elev > me.elev:
+        return False
+    if b is None:
+        return False
+    if how:
+        b.also += ("B9.1",)
+    return b
+
+
+def _blind_source(L: _Los, top: int, srcs: tuple[int, ...], crest: bool) -> int | None:
+    """The obstacle hex that puts the lower end in a Blind Hex (A6.4-.43; B10.23 for a crest), or None.
+
+    Counts use the Locations' own elevations, slopes ignored (P2.3), by whole levels (digest §7.4)."""
+    tab = L.tab
+    H, Lo = (L.A, L.B) if L.ea > L.eb else (L.B, L.A)
+    for s in srcs:
+        R = tab.dist(H.idx, s)
+        n = 1 + max(0, (top - Lo.elev) // _Q - 1) + R // tab.blind_step - max(0, (H.elev - top) // _Q - 1)
+        n = max(n, 1)
+        if crest and not cliff_blind_hexes(tab, s, H, Lo):
+            n -= 1
+        if tab.dist(s, Lo.idx) <= n:
+            return s
+    return None
+
+
+def cliff_blind_hexes(tab: _Tables, s: int, H: _End, L: _End) -> bool:
+    """B11.21: unlike a Crest Line's (B10.23), the Blind Hexes a cliff hexside casts to a non-adjacent
+    viewer are never reduced below one: whether the ground of hex ``s`` drops to the lower end ``L`` across
+    one of its cliff hexsides (one whose other hex is nearer ``L``), seen from ``H`` not adjacent to it."""
+    if not tab.cliffs or tab.dist(H.idx, s) <= 1:
+        return False
+    d = tab.dist(s, L.idx)
+    return any(tab.dist(n, L.idx) < d for n in tab.cliffs.get(s, ()))
+
+
+_ObstacleRule: TypeAlias = Callable[[_Los, _Obs, float], _Block | Literal[False] | None]
+_OBSTACLE_RULES: Mapping[ObstacleKind, tuple[_ObstacleRule, ...]] = MappingProxyType({
+    ObstacleKind.CREST: (crest_of_an_adjacent_lower_hex, obstacle_as_high_as_the_higher_end, blind_hex),
+    ObstacleKind.FULL: (obstacle_as_high_as_the_higher_end, blind_hex),
+    ObstacleKind.HALF: (half_level_obstacle,),
+    ObstacleKind.ORCHARD: (orchard_at_its_own_level, obstacle_as_high_as_the_higher_end, blind_hex),
+    ObstacleKind.DRAWN_WALL: (wall_as_drawn,),
+})
+
+
+def hindrance_at_its_level(L: _Los, h: _Hind, t: float, met: list[_Met]) -> _Met | None:
+    """A6.7: a Hindrance hinders a LOS at its own level (the higher end's same-level elevation no higher
+    than its top, ``param.hindrance_height``), not a LOS above it."""
+    return None if h.top < L.shi else _Met(t, h.srcs[0], h.drm, h.what, h.rule)
+
+
+def orchard_in_season_hinders(L: _Los, h: _Hind, t: float, met: list[_Met]) -> _Met | None:
+    """B14.2: an orchard in season is a Hindrance (+1 per hex, B14.21) to a LOS between Locations at one
+    level, at its own level (A6.7); to or from a higher elevation it is an obstacle instead."""
+    return None if h.top < L.shi or not L.same else _Met(t, h.srcs[0], h.drm, h.what, h.rule)
+
+
+def out_of_season_orchard_hinders(L: _Los, h: _Hind, t: float, met: list[_Met]) -> _Met | None:
+    """B14.2: whether an orchard out of season (Hindrance record ``h``, its top one level above its base)
+    hinders this LOS; it is never an obstacle then.
+
+    * Both ends at the same level (judgment.orchard_same_base_level), or the higher end no higher than the
+      trees' top (at most one level above the orchard's base, the B14.21 EX's level 1 of J8 to H9): +1 for
+      each orchard hex, as a same-level orchard.
+    * Both ends at or above the top: no effect (the LOS passes over it, A6.2).
+    * The higher end more than one level above the orchard's base: one +1 in all, and only from an orchard
+      hex adjacent to the lower (ground-level) end, where it would cast its Blind Hex
+      (judgment.orchard_out_of_season_los "adjacent-once"; "each" counts every orchard hex as above,
+      "same-level" none).
+    """
+    top = h.top
+    if top <= L.slo:
+        return None
+    if L.same or top >= L.shi or L.tab.orchard_out == "each":
+        return _Met(t, h.srcs[0], h.drm, h.what, h.rule)
+    if L.tab.orchard_out == "same-level" or any(x.once for x in met):
+        return None
+    lo_a = (L.A.elev <= L.B.elev) if L.fire_lane else (L.ea <= L.eb)
+    low = L.A if lo_a else L.B
+    if all(L.tab.dist(s, low.idx) != 1 for s in h.srcs):
+        return None
+    return _Met(t, h.srcs[0], h.drm, h.what, h.rule, once=True)
+
+
+def bridge_hinders(L: _Los, h: _Hind, t: float, met: list[_Met]) -> _Met | None:
+    """B6.2: a non-pontoon bridge Hinders a LOS drawn through its hex, unless the LOS is traced only
+    through the bridge's road depiction (entering and leaving the hex across road hexsides, not at a
+    vertex: ``L.bridge_road``) or is between Locations all beneath or all above the bridge's level (its
+    top, the deck). EX: 13CC5 at ground level hinders BB5-FF3; J4 fires beneath the level-1 bridge at 13K6
+    to L7 with no Hindrance."""
+    deck, ea, eb = h.top, L.ea, L.eb
+    if (ea < deck and eb < deck) or (ea > deck and eb > deck) or h.srcs[0] in L.bridge_road:
+        return None
+    return _Met(t, h.srcs[0], h.drm, h.what, h.rule)
+
+
+_HindranceRule: TypeAlias = Callable[[_Los, _Hind, float, list[_Met]], _Met | None]
+_HINDRANCE_RULES: Mapping[HindranceKind, _HindranceRule] = MappingProxyType({
+    HindranceKind.OTHER: hindrance_at_its_level,
+    HindranceKind.ORCHARD: orchard_in_season_hinders,
+    HindranceKind.ORCHARD_OUT: out_of_season_orchard_hinders,
+    HindranceKind.BRIDGE: bridge_hinders,
+})
+# indexed by the kinds' values on the hot path (a dict keyed by an Enum member hashes its name)
+_HALF_LEVEL_KINDS = frozenset({ObstacleKind.HALF})
+"""Obstacle kinds met only by a LOS at their own level: compared with the ends' same-level elevations (B9.2;
+Base Levels on a Fire Lane, P2.31), where any other kind is met when higher than the lower end (A6.2)."""
+_OBSTACLE_RULES_BY_KIND: tuple[tuple[bool, tuple[_ObstacleRule, ...]], ...] = tuple(
+    (k in _HALF_LEVEL_KINDS, _OBSTACLE_RULES[k]) for k in ObstacleKind)
+_HINDRANCE_RULE_BY_KIND: tuple[_HindranceRule, ...] = tuple(_HINDRANCE_RULES[k] for k in HindranceKind)
+
+
+def _walk(L: _Los, contacts: Iterable[tuple[Any, ...]], base: int, dep: dict[int, bool] | None, out: _Outcome
+          ) -> _Block | None:
+    """Walk the thread contact by contact, in order (A6.1): a hexside crossed or run along and a vertex passed
+    through the rules of their kind, then what the thread meets in each hex (or along a hexside) through the
+    obstacle rules and the Hindrance rule of each one's kind. Returns the first block; the Hindrances met
+    before it are added to ``out`` (A6.7). It reads the thread's depiction through ``L.reader``; ``dep``: the
+    contacts within a stream depiction next to an end IN it (read as the stream bed, B20.2)."""
+    tab, reader = L.tab, L.reader
+    lo, slo, shi = L.lo, L.slo, L.shi
+    floor = min(slo, lo)
+    ia, ib = L.A.idx, L.B.idx
+    dep_interior, dep_boundary = reader.interior, reader.boundary
+    recs_in, wall_hex, block_at = tab.recs_in, tab.wall_hex, tab.block_at
+    vertex_any = not tab.wall_vertex_both_sides  # then any one wall at a vertex may block
+    obstacle_rules, hindrance_rule = _OBSTACLE_RULES_BY_KIND, _HINDRANCE_RULE_BY_KIND
+    crossed, run_along, vertex_rules = tab.book.crossed, tab.book.run_along, tab.book.vertex
+    # the whole-hex depiction's interior() is a list lookup: read the list directly on the hot path
+    recs: list[_Meet | None] | None = getattr(reader, "recs", None) if dep is None else None
+    rec: _Meet
+    for n, c in enumerate(contacts):
+        k = c[0]
+        if k == _S:
+            idx = base + c[3]
+            if idx == ia or idx == ib:
                 continue
-            for hs in _boundary(tr, me.hex, at_start):
-                w = tab.walls.get(tab.side_key(hs))
-                if w is not None:
-                    out.clear = False
-                    out.block = _Block(0.0 if at_start else 1.0, None, hs, f"{w.what} beside an entrenched unit",
-                                       "B9.21")
+            if recs is not None:
+                r = recs[idx]
+                rec = r if r is not None else tab._fill(idx)
+            else:
+                rec = recs_in[idx] if dep is not None and n in dep else dep_interior(idx, c[1], c[2])
+        elif k == _X:
+            if wall_hex[base + c[3]]:
+                b = _first_block(crossed, L, (base + c[3], base + c[4]), c[1])
+                if b is not None:
+                    return b
+            continue
+        elif k == _A:
+            ha, hb = base + c[3], base + c[4]
+            if wall_hex[ha]:
+                b = _first_block(run_along, L, (ha, hb), c[1])
+                if b is not None:
+                    return b
+            if dep is not None and n in dep:
+                continue
+            rec = _run_along(reader, ha, hb, ia, ib, c, tab.narrow)
+        elif k == _T:
+            idx = base + c[3]
+            if idx == ia or idx == ib or (dep is not None and n in dep):
+                continue
+            rec = dep_boundary((idx,), c[1], c[2], False)
+        elif k == _V:
+            if (wall_hex[base + c[3]] or vertex_any) and (b := _vertex_block(vertex_rules, L, c, base)) is not None:
+                return b
+            continue
+        else:  # _P: read by _depression_runs only
+            continue
+        q = rec.quick
+        if q < floor or (q == floor and not (rec.hindrances and slo == shi == q)):
+            continue
+        t = c[1]
+        for o in rec.obstacles:
+            # an obstacle no higher than the lower end (Half-Level: its same-level elevation) is not met (A6.2)
+            half, orules = obstacle_rules[o.kind]
+            if o.top <= (slo if half else lo):
+                continue
+            for orule in orules:
+                v = orule(L, o, t)
+                if v is not None:
+                    if v:
+                        return v
                     break
-            if not out.clear:
-                break
-    borderline = False
-    if want_borderline:
-        assert comp is not None and isinstance(contacts, tuple)  # the borderline test walks a compiled shape
-    if want_borderline and tab.artwork and dep is None:
-        # A6.1 on the artwork: the same thread moved a hair to either side over the drawing
-        ref = (out.clear, out.drm if out.clear else None)
-        for shift in (tab.tolerance_px, -tab.tolerance_px):
-            o2 = _Outcome()
-            o2.drm = own_smoke
-            o2.bridge_road = out.bridge_road
-            # the grid-nudged walk below reads the last shifted thread's pixels, as it always has
-            reader = tab.depiction.begin(A.point, B.point, shift)
-            _walk(tab, contacts, base, A, B, ea, eb, None, o2, fire_lane, reader)
-            if (o2.clear, o2.drm if o2.clear else None) != ref:
-                borderline = True
-                break
-    if want_borderline and comp is not None and comp.nudged is not None and not (dep is not None):
-        ref = (out.clear, out.drm if out.clear else None)
-        for cs in (comp.nudged if tab.walls or tab.rowhouse else comp.plain_nudged):  # type: ignore[union-attr]
-            o2 = _Outcome()
-            o2.drm = own_smoke
-            o2.bridge_road = out.bridge_road
-            _walk(tab, cs, base, A, B, ea, eb, None, o2, fire_lane, reader)
-            if tab.segments:
-                _roadblocks(tab, A, B, ea, eb, o2)
-            if (o2.clear, o2.drm if o2.clear else None) != ref:
-                borderline = True
-                break
-    return out, ea, eb, up_a, up_b, borderline
+        for h in rec.hindrances:
+            m = hindrance_rule[h.kind](L, h, t, out.hinds)
+            if m is not None:
+                out.drm += m.drm
+                out.hinds.append(m)
+                if out.drm >= block_at:  # A6.7: Hindrances that add up to param.hindrance_blocks_at block
+                    return _Block(t, m.idx, None, f"Hindrance total {out.drm}", "A6.7")
+    return None
+
+
+def _run_along(reader: Depiction, ha: int, hb: int, ia: int, ib: int, c: tuple[Any, ...],
+               narrow: set[tuple[int, int]]) -> _Meet:
+    """What the thread meets running along the hexside of hexes ``ha``, ``hb``: that of the hex only touched
+    where the other is an end's own hex, else of the hexside (a Narrow Street's road lies on it, P5.1)."""
+    if ha == ia or ha == ib:
+        return reader.boundary((hb,), c[1], c[2], False)
+    if hb == ia or hb == ib:
+        return reader.boundary((ha,), c[1], c[2], False)
+    return reader.boundary((ha, hb), c[1], c[2], (ha, hb) in narrow)
+
+
+def _vertex_block(rules: tuple[Callable[[_Los, tuple[Any, ...], int], _Block | None], ...], L: _Los,
+                  c: tuple[Any, ...], base: int) -> _Block | None:
+    """The block of the first of ``rules`` that blocks at the vertex contact ``c``, or None."""
+    for rule in rules:
+        b = rule(L, c, base)
+        if b is not None:
+            return b
+    return None
+
+
+def _first_block(rules: tuple[_HexsideRule, ...], L: _Los, key: tuple[int, int], t: float) -> _Block | None:
+    """The block of the first of ``rules`` that decides the hexside ``key`` (None: it does not block)."""
+    for rule in rules:
+        v = rule(L, key, t)
+        if v is not None:
+            return v or None
+    return None
+
+
+# -------------------------------------------------------------------------- 5, 6. after the walk
 
 
 def _orient(a: Point, b: Point, c: Point) -> int:
     return (b[0] - a[0]) * (c[1] - a[1]) - (b[1] - a[1]) * (c[0] - a[0])
 
 
-def _roadblocks(tab: _Tables, A: _End, B: _End, ea: int, eb: int, out: _Outcome) -> None:
-    """P5.141: a Narrow Street roadblock is a Half-Level obstacle from the centre dot of one of its hexes
-    to the other's; a LOS that crosses that segment strictly between the dots (the one reading,
-    docs/chart-research.md) is blocked if at the roadblock's level, unless it begins or ends in one of
-    the two hexes (B9.2's own-hex exception, judgment.roadblock_los_own_hex)."""
-    p, q = A.point, B.point
-    hi = max(ea, eb)
+def _roadblocks_crossed(tab: _Tables, p: Point, q: Point) -> list[tuple[float, _Segment]]:
+    """The Narrow Street roadblock segments the thread p-q crosses strictly between their centre dots, with
+    where along the thread (P5.141)."""
+    got = []
     for seg in tab.segments:
-        c1, c2, top, hs = seg.c1, seg.c2, seg.top, seg.hexside
+        c1, c2 = seg.c1, seg.c2
         d1, d2 = _orient(p, q, c1), _orient(p, q, c2)
         if d1 * d2 >= 0:
             continue
         d3, d4 = _orient(c1, c2, p), _orient(c1, c2, q)
         if d3 * d4 >= 0:
             continue
-        t = d3 / (d3 - d4)
-        out.roadblocks.append((t, hs))
-        own = A.idx in (seg.ia, seg.ib) or B.idx in (seg.ia, seg.ib)
-        if own and tab.roadblock_own_hex:
+        got.append((d3 / (d3 - d4), seg))
+    return got
+
+
+@_reads("segments")
+def narrow_street_roadblock(L: _Los) -> _Block | None:
+    """P5.141: a Narrow Street roadblock is a Half-Level obstacle from the centre dot of one of its hexes
+    to the other's; a LOS that crosses that segment strictly between the dots (the one reading,
+    docs/chart-research.md) is blocked if at the roadblock's level, unless it begins or ends in one of
+    the two hexes (B9.2's own-hex exception, judgment.roadblock_los_own_hex)."""
+    if not L.tab.segments:
+        return None
+    first: _Block | None = None
+    for t, seg in _roadblocks_crossed(L.tab, L.A.point, L.B.point):
+        own = L.A.idx in (seg.ia, seg.ib) or L.B.idx in (seg.ia, seg.ib)
+        if own and L.tab.roadblock_own_hex:
             continue
-        if top > hi and (out.block is None or t < out.block.t):
-            out.clear = False
-            out.blind = False
-            out.block = _Block(t, None, hs, "Narrow Street roadblock (centre dot to centre dot)", "P5.141")
-            out.hinds = [h for h in out.hinds if h.t <= t]
+        if seg.top > L.hi and (first is None or t < first.t):
+            first = _Block(t, None, seg.hexside, "Narrow Street roadblock (centre dot to centre dot)", "P5.141")
+    return first
+
+
+@_reads("walls")
+def wall_beside_an_entrenched_unit(L: _Los) -> _Block | None:
+    """B9.21 (kept by P2.3): an entrenched unit beside a wall or hedge of its own hex sees, and is seen,
+    across that hexside only from an ADJACENT Location or a higher one: a LOS leaving (entering) its hex
+    across such a hexside is blocked there."""
+    if not (L.entrenched[0] or L.entrenched[1]):
+        return None
+    tr = grid.trace(L.A.point, L.B.point)
+    for flag, me, other, at_start in ((L.entrenched[0], L.A, L.B, True), (L.entrenched[1], L.B, L.A, False)):
+        if not flag or me.hex.distance(other.hex) <= 1 or other.elev > me.elev:
+            continue
+        for hs in _boundary(tr, me.hex, at_start):
+            w = L.tab.walls.get(L.tab.side_key(hs))
+            if w is not None:
+                return _Block(0.0 if at_start else 1.0, None, hs, f"{w.what} beside an entrenched unit", "B9.21")
+    return None
+
+
+_OFF_THE_GRID: tuple[Callable[[_Los], _Block | None], ...] = (narrow_street_roadblock,)
+_CLEAR_LOS_RESTRICTIONS: tuple[Callable[[_Los], _Block | None], ...] = (wall_beside_an_entrenched_unit,)
+
+
+@dataclass(frozen=True, slots=True)
+class _Rulebook:
+    """The rule tuples one map's tables ask: each tuple above, less the rules whose tables are empty on this
+    map (:func:`_reads`). The order is the tuples' own."""
+
+    without_a_thread: tuple[Callable[[_Tables, _End, _End], _Outcome | None], ...]
+    crossed: tuple[_HexsideRule, ...]
+    run_along: tuple[_HexsideRule, ...]
+    vertex: tuple[Callable[[_Los, tuple[Any, ...], int], _Block | None], ...]
+    off_the_grid: tuple[Callable[[_Los], _Block | None], ...]
+    clear_los: tuple[Callable[[_Los], _Block | None], ...]
+
+    @staticmethod
+    def of(tab: _Tables) -> _Rulebook:
+        def active(rules: tuple[_R, ...]) -> tuple[_R, ...]:
+            return tuple(r for r in rules if all(getattr(tab, t) for t in getattr(r, "reads", ())))
+
+        return _Rulebook(active(_WITHOUT_A_THREAD), active(_HEXSIDE_CROSSED), active(_HEXSIDE_RUN_ALONG),
+                         active(_VERTEX_PASSED), active(_OFF_THE_GRID), active(_CLEAR_LOS_RESTRICTIONS))
+
+
+def _off_the_grid(L: _Los, out: _Outcome) -> None:
+    """The obstacles off the grid: one that blocks before the walk's block (or on a clear thread) blocks
+    there, and what lies beyond it is not met."""
+    for rule in L.tab.book.off_the_grid:
+        b = rule(L)
+        if b is not None and (out.block is None or b.t < out.block.t):
+            out.blocked(b)
+            out.hinds = [h for h in out.hinds if h.t <= b.t]
             out.drm = sum(h.drm for h in out.hinds)
 
 
-def _culvert(tab: _Tables, A: _End, B: _End, out: _Outcome) -> None:
-    """P4.2: a unit IN a Stream Culvert sees only ADJACENT stream (IN) and culvert Locations, and only
-    they see it (digest §7.18: adjacent hexes sharing a stream hexside; Crest-status units excluded)."""
-    other, me = (B, A) if A.kind == "culvert" else (A, B)
-    out.rules.append("P4.2")
-    ok = (other.kind in ("in", "culvert") and me.hex.is_adjacent(other.hex)
-          and tab.side_key(Hexside.of(me.hex, other.hex)) in tab.stream_sides)
-    if not ok:
-        out.clear = False
-        out.block = _Block(0.5, me.idx, None, "Stream Culvert (sees only ADJACENT stream and culvert Locations)", "P4.2")
+def _clear_los_restrictions(L: _Los, out: _Outcome) -> None:
+    """The restrictions of a LOS found clear: the first that answers blocks it."""
+    if out.clear:
+        for rule in L.tab.book.clear_los:
+            b = rule(L)
+            if b is not None:
+                out.blocked(b)
+                return
+
+
+# -------------------------------------------------------------------------- the decision in order
+
+
+def _decide(tab: _Tables, A: _End, B: _End, entrenched: tuple[bool, bool], want_borderline: bool,
+            fire_lane: bool = False) -> tuple[_Outcome, int, int, bool, bool, bool]:
+    """The rulebook above in order: returns (outcome, elevation of a, of b (quarters, with Up-Slope), up a,
+    up b, borderline)."""
+    book = tab.book
+    for rule in book.without_a_thread:
+        decided = rule(tab, A, B)
+        if decided is not None:
+            return decided, A.elev, B.elev, False, False, False
+    L = _los_context(tab, A, B, entrenched, fire_lane)
+    out = _Outcome()
+    own_smoke = 0
+    if A.smoke or B.smoke:
+        out.hinds = _own_hex_smoke(A, B)
+        out.drm = own_smoke = A.smoke + B.smoke
+    # the thread's contacts: its compiled shape's (always for the borderline test and an end IN a stream, else
+    # once its shape was met before), or traced as walked (a shape met for the first time, only as far as the
+    # first block); hexsides crossed are left out on a map without walls, unless an end is IN a stream
+    # (B20.2: where the thread leaves the stream depiction)
+    ins = A.kind == "in" or B.kind == "in"
+    got = tab.compiled(A.point, B.point) if want_borderline or ins else tab.reused(A.point, B.point)
+    comp, base = got if got is not None else (None, 0)
+    contacts: Iterable[tuple[Any, ...]] = (_stream(tab, A.point, B.point) if comp is None else
+                                           comp.contacts if tab.walls or tab.rowhouse or ins else comp.plain)
+    reader = L.reader
+    dep: dict[int, bool] | None = None
+    if ins:
+        assert isinstance(contacts, tuple)  # ends IN a stream always walk a compiled shape
+        dep, lasts, whole = _depression_runs(tab, contacts, base, A, B, reader)
+        out.rules.append("B20.2")
+        for drule in _DEPRESSION_RULES:
+            b = drule(L, lasts, whole)
+            if b is not None:
+                out.blocked(b)
+                return out, L.ea, L.eb, L.up[0], L.up[1], False
+    out.walked = True
+    b = _walk(L, contacts, base, dep, out)
+    if b is not None:
+        out.blocked(b)
+    if book.off_the_grid:
+        _off_the_grid(L, out)
+    if out.clear and book.clear_los:
+        _clear_los_restrictions(L, out)
+    borderline = False
+    if want_borderline and dep is None:
+        assert comp is not None and isinstance(contacts, tuple)  # the borderline test walks a compiled shape
+        borderline = _borderline(L, comp, base, contacts, out, own_smoke)
+    return out, L.ea, L.eb, L.up[0], L.up[1], borderline
+
+
+def _borderline(L: _Los, comp: _Compiled, base: int, contacts: _Contacts, out: _Outcome, own_smoke: int) -> bool:
+    """A6.1's borderline thread: whether the answer (clear, and its Hindrance DRM) changes when the thread is
+    moved a hair (``param.borderline_tolerance``) to either side: over the artwork on an imported board,
+    and on the grid (a thread exactly along a hexside or through a vertex)."""
+    tab = L.tab
+    ref = (out.clear, out.drm if out.clear else None)
+    reader = L.reader
+    variants: list[tuple[Iterable[tuple[Any, ...]], Depiction, bool]] = []
+    if tab.artwork:
+        for shift in (tab.tolerance_px, -tab.tolerance_px):
+            # the grid-nudged walks below read the last shifted thread's pixels, as they always have
+            reader = tab.depiction.begin(L.A.point, L.B.point, shift)
+            variants.append((contacts, reader, False))
+    nudged = comp.nudged if tab.walls or tab.rowhouse else comp.plain_nudged
+    variants.extend((cs, reader, True) for cs in nudged or ())
+    for walked, rd, off_grid in variants:
+        o2 = _Outcome()
+        o2.drm = own_smoke
+        b = _walk(L._replace(reader=rd), walked, base, None, o2)
+        if b is not None:
+            o2.blocked(b)
+        if off_grid and tab.book.off_the_grid:
+            _off_the_grid(L, o2)
+        if (o2.clear, o2.drm if o2.clear else None) != ref:
+            return True
+    return False
 
 
 def _height_advantage(tab: _Tables, A: _End, B: _End) -> Literal["from", "to"] | None:
@@ -2346,10 +2645,11 @@ def _ruling(tab: _Tables, A: _End, B: _End, out: _Outcome, ea: int, eb: int, up_
     ha = _height_advantage(tab, A, B)
     if ha:
         rules.append("B10.31")
-    notes: tuple[str, ...] = tuple(out.notes)
+    notes: tuple[str, ...] = ()
     crossed: tuple[Hexside, ...] = ()
-    if out.roadblocks:
-        crossed = tuple(hs for _, hs in out.roadblocks)
+    roadblocks = _roadblocks_crossed(tab, A.point, B.point) if tab.segments and out.walked else []
+    if roadblocks:
+        crossed = tuple(seg.hexside for _, seg in roadblocks)
         notes += ("The LOS crosses the Narrow Street roadblock on "
                   + ", ".join(prefix.hexside(hs) for hs in crossed) + " (P5.141).",)
     return LosRuling(A.loc, B.loc, out.clear, blocked, hinds, out.drm, tab.dist(A.idx, B.idx), ha, (up_a, up_b),
