@@ -1,7 +1,8 @@
 """Issue 10 item 4: nothing breaks when threads ask at once (the web page does). Each engine's caches belong to
 the map (``Map.derived``) and are built under a lock or made and then published whole, so a map asked the same
 questions from many threads at once, its caches cold, gives exactly the answers one thread gives on a map of
-its own: moves, paths and reaches (the search tables), TEM and the other effects, set-up, LOS and viewsheds.
+its own: moves, paths and reaches (the search tables), TEM and the other effects, set-up, LOS and viewsheds,
+also with what-if counters and SSR switches (the maps they make are kept with the map).
 The VASL-board case needs the VASL data (``../shared/vasl``) and is skipped, saying so, without it."""
 
 from __future__ import annotations
@@ -44,6 +45,13 @@ def _queries(m: Map, stride: int) -> list[dict[str, Any]]:
                {"kind": "stacking", "at": a}]
         if i % 6 == 0:
             qs.append({"kind": "viewshed", "from": a})
+        # the what-if and SSR maps are kept with the map too (asked at once, each must be made once)
+        what_if = {"counters": [{"type": "smoke", "at": a, "strength": 2}]}
+        ssr = {"conditions": {"ssr": ["woods-as-brush" if i % 2 else "no-roads"]}}
+        qs += [{"kind": "los", "from": far, "to": b, **what_if},
+               {"kind": "move", "unit": u, "from": b, "to": a, **what_if},
+               {"kind": "reach", "unit": "infantry", "from": a, "allowance": 3, **ssr},
+               {"kind": "tem", "target": a, "firer": far, "attack": "small-arms", "moved_by": None, **ssr}]
     return qs
 
 

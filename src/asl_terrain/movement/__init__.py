@@ -42,8 +42,8 @@ The package, by topic (a new rule goes in the module of its topic, in its place 
 * ``bypass``: Bypass and Bypass along a Narrow Street;
 * ``moves``: one move however it is asked, and the VCA change it costs;
 * ``graph``: the search's tables (shared by threads: ids under a lock, adjacency lists published whole;
-  kept with the map in :meth:`~asl_terrain.model.Map.derived`); ``search``: a Dijkstra that knows nothing of ASL (a successors function
-  and a cutoff, as networkx's);
+  kept with the map in :meth:`~asl_terrain.model.Map.derived`); ``search``: a Dijkstra that knows nothing
+  of ASL (a successors function and a cutoff, as networkx's);
 * ``api``: :func:`context` and the typed :func:`rule_move`, :func:`rule_path`, :func:`rule_reach` (typed
   values only, as python-chess's ``push`` takes a ``Move``), and the name-taking :func:`move_cost`,
   :func:`path`, :func:`reach` (its ``push_san``); ``vca``: :func:`rule_vca_change`, :func:`vca_change`;

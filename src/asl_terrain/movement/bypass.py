@@ -213,7 +213,8 @@ def bypass_smoke(b: _Bypass, items: list[Item]) -> list[Item]:
     out: list[Item] = []
     sh = narrow_street_smoke(m, b.s)
     if sh is not None:
-        out.append(Item(c.parameters.narrow_street_smoke_bypass.value, f"SMOKE in {c.n(sh)} beside Narrow Street {c.n(b.s)}",
+        out.append(Item(c.parameters.narrow_street_smoke_bypass.value,
+                        f"SMOKE in {c.n(sh)} beside Narrow Street {c.n(b.s)}",
                         "P5.11"))
     if not c.judgment_calls.narrow_street_smoke_replaces_cot.value and m.smoke(h) and sh != h:
         out.append(smoke_item(c, h))

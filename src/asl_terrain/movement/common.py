@@ -58,8 +58,8 @@ def hexside_items(c: Context, a: Hex, hs: Hexside, hst: HexsideTerrain, items: l
         items.append(Item(c.up_slope, f"moves Up-Slope across slope hexside {c.n(hs)}",
                           "P2.52" if c.k.pays_mp else "P2.51"))
     elif c.k.inf and c.unit.skis:
-        items.append(Item(-c.parameters.skis_down_slope_bonus_mf.value, f"skis: bonus for crossing slope hexside {c.n(hs)} Down-Slope",
-                          "P2.51"))
+        items.append(Item(-c.parameters.skis_down_slope_bonus_mf.value,
+                          f"skis: bonus for crossing slope hexside {c.n(hs)} Down-Slope", "P2.51"))
 
 
 def climb_items(c: Context, cot: Fraction, levels: int, road: bool, hs: Hexside, items: list[Item]) -> None:

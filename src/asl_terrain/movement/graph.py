@@ -99,7 +99,8 @@ class Tables:
         got = self._bypass_ok.get(h)
         if got is None:
             m = self.c.m
-            got = h in m and m.terrain(h).terrain in self.c.parameters.bypass_terrain.value and not m.terrain(h).is_stream
+            t = m.terrain(h) if h in m else None
+            got = t is not None and t.terrain in self.c.parameters.bypass_terrain.value and not t.is_stream
             self._bypass_ok[h] = got
         return got
 
