@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any
+from typing import Any, Literal
 
 from .chart import Chart, default_chart
 from .errors import QueryError
@@ -25,9 +25,12 @@ from .model import Location, Map
 from .rulings import Explained, Ruling, fmt, num
 
 __all__ = [
+    "MINE_KINDS",
     "SETUP_ITEMS",
     "STACKING_UNITS",
     "SetupRuling",
+    "MineKind",
+    "SetupItem",
     "StackingRuling",
     "can_set_up",
     "is_paved_road_hex",
@@ -38,9 +41,15 @@ __all__ = [
     "stacking_limit",
 ]
 
+#: a set-up item of queries.md (the engine's typed choice; ``ask`` parses the name)
+SetupItem = Literal["unit", "gun", "squad", "half-squad", "entrenchment", "mines", "roadblock", "fortification",
+                    "fortified-building"]
 #: the set-up items queries.md knows
-SETUP_ITEMS = ("unit", "gun", "squad", "half-squad", "entrenchment", "mines", "roadblock", "fortification",
-               "fortified-building")
+SETUP_ITEMS: tuple[SetupItem, ...] = ("unit", "gun", "squad", "half-squad", "entrenchment", "mines", "roadblock",
+                                      "fortification", "fortified-building")
+#: a minefield's kind (B28.1)
+MineKind = Literal["A-P", "A-T"]
+MINE_KINDS: tuple[MineKind, ...] = ("A-P", "A-T")
 #: what a stacking check counts, and its squad-equivalents (A5.1); SMC count against the SMC allowance
 STACKING_UNITS = ("squad", "half-squad", "crew", "leader", "smc", "gun")
 _FORTIFICATIONS = ("entrenchment", "mines", "roadblock", "fortification", "fortified-building")
@@ -269,7 +278,7 @@ def stacking_limit(m: Map, at: Location, units: Sequence[str] | None = None,
 # ---------------------------------------------------------------------------------------------- set-up
 
 
-def can_set_up(m: Map, item: str, at: Location | None, *, mine_kind: str | None = None,
+def can_set_up(m: Map, item: SetupItem, at: Location | None, *, mine_kind: MineKind | None = None,
                hidden: bool = False, hexside: Hexside | None = None, arrow: Vertex | None = None,
                chart: Chart | None = None) -> SetupRuling:
     """Whether ``item`` may be set up at ``at`` exactly as asked (B3.5, P4.21, P5.14, P5.142, P5.2, P5.21,

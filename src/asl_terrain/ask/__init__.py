@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 _T = TypeVar("_T")
+_S = TypeVar("_S", bound=str)
 
 from .. import limits
 from ..chart import Chart, default_chart
@@ -134,14 +135,15 @@ class Query:
             raise QueryError(f"{key}: expected a number >= {minimum}, got {v!r}")
         return v
 
-    def choice(self, key: str, choices: Iterable[str], default: str | None = None) -> str | None:
+    def choice(self, key: str, choices: Iterable[_S], default: _S | None = None) -> _S | None:
+        """The query's ``key``, one of ``choices`` (typed as they are: a Literal choice comes back as one)."""
         v = self.data.get(key, default)
         opts = tuple(choices)
         if v is None:
             return default
         if v not in opts:
             raise QueryError(f"{key}: {v!r} is not one of {', '.join(repr(c) for c in opts)}")
-        return str(v)
+        return opts[opts.index(v)]
 
     def _wrap(self, key: str, fn: Callable[[], _T]) -> _T:
         try:

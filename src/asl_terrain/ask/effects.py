@@ -11,7 +11,7 @@ Imports: effects, setup, model, errors, units, and the registry of ``ask``.
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Any
+from typing import Any, TypeVar
 
 from .. import effects as fx
 from .. import setup as su
@@ -19,6 +19,8 @@ from ..errors import QueryError
 from ..grid import Hexside, Vertex
 from ..model import Location
 from . import Context, Query, handler, keyed
+
+_S = TypeVar("_S", bound=str)
 
 
 def _opt_location(q: Query, key: str) -> Location | None:
@@ -44,7 +46,7 @@ def _location_list(q: Query, key: str) -> list[Location]:
     return out
 
 
-def _required_choice(q: Query, key: str, choices: tuple[str, ...]) -> str:
+def _required_choice(q: Query, key: str, choices: tuple[_S, ...]) -> _S:
     if not q.has(key):
         raise QueryError(f"missing key {key!r}; expected one of {', '.join(choices)}")
     v = q.choice(key, choices)
@@ -78,13 +80,13 @@ def tem(ctx: Context, q: Query) -> Any:
         names = [("firer", firers[0])]
     else:
         firers, names = [], []
-    moved_by = q.choice("moved_by", ("road-rate", "non-road"), None)
+    moved_by = q.choice("moved_by", fx.MOVED_BY, None)
     unit, snap_shot, entered_across = q.unit(), _opt_hexside(q, "snap_shot"), _opt_hexside(q, "entered_across")
     declared_vertex = q.vertex("declared_vertex") if q.has("declared_vertex") else None
     assault_move, entrenched, wall_advantage = q.flag("assault_move"), q.flag("entrenched"), \
         q.flag("wall_advantage", True)
     with keyed(ctx.map, names):
-        return fx.tem(ctx.map, target, firers, attack, unit=unit, moved_by=moved_by,  # type: ignore[arg-type]
+        return fx.tem(ctx.map, target, firers, attack, unit=unit, moved_by=moved_by,
                       assault_move=assault_move, snap_shot=snap_shot, declared_vertex=declared_vertex,
                       entrenched=entrenched, entered_across=entered_across, wall_advantage=wall_advantage,
                       chart=ctx.chart, conditions=ctx.conditions)
@@ -98,7 +100,7 @@ def setup(ctx: Context, q: Query) -> Any:
     at = _opt_location(q, "at")
     if at is None and item != "roadblock":
         raise QueryError("missing key 'at': the Location to set up in, e.g. \"M4\"")
-    mine_kind = q.choice("mine_kind", ("A-P", "A-T"), None)
+    mine_kind = q.choice("mine_kind", su.MINE_KINDS, None)
     arrow = q.vertex("arrow") if q.has("arrow") else None
     hidden = q.flag("hidden")
     hexside = _opt_hexside(q, "hexside")
@@ -151,7 +153,7 @@ def tca_change(ctx: Context, q: Query) -> Any:
         raise QueryError("missing key 'unit': the vehicle, e.g. {\"type\": \"vehicle\", \"caliber\": 75}")
     attempt = _int(q, "attempt", 1)
     offset = _int(q, "tca_offset", None)
-    phase = q.choice("phase", ("MPh", "other"), "MPh")
+    phase = q.choice("phase", fx.PHASES, "MPh")
     assert attempt is not None and phase is not None
     return fx.tca_change(q.unit(), attempt, phase, offset, chart=ctx.chart)
 
@@ -210,8 +212,8 @@ def load(ctx: Context, q: Query) -> Any:
 def unhook(ctx: Context, q: Query) -> Any:
     """queries.md ``unhook``: unhooking a Gun or trailer in Bypass on a Narrow Street (P5.124)."""
     q.only("vehicle", "what", "by")
-    what = _required_choice(q, "what", ("gun", "trailer"))
-    by = q.choice("by", ("crew", "other"), "crew")
+    what = _required_choice(q, "what", fx.HOOKED)
+    by = q.choice("by", fx.UNHOOKED_BY, "crew")
     assert by is not None
     return fx.can_unhook(ctx.map, q.location("vehicle"), what, by)
 
@@ -249,5 +251,5 @@ def end_of_player_turn(ctx: Context, q: Query) -> Any:
 def rubble_drm(ctx: Context, q: Query) -> Any:
     """queries.md ``rubble-drm``: the rubble-determination drm of a building Location (B24.11, P5.2)."""
     q.only("at", "building")
-    building = q.choice("building", ("stone", "wooden"), None)
+    building = q.choice("building", fx.MATERIALS, None)
     return fx.rubble_drm(ctx.map, q.location("at"), building, chart=ctx.chart)

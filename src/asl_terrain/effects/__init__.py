@@ -32,15 +32,21 @@ Imports: los, setup, chart, errors, grid, model, rulings, units. Never movement,
 from __future__ import annotations
 
 from .bypass import BypassEffects, MineThreat, bypass_effects
-from .common import ATTACKS, NO_FIRER, MovedBy, is_ground_level, narrow_street_of
+from .common import ATTACKS, MOVED_BY, NO_FIRER, Attack, MovedBy, is_ground_level, narrow_street_of
 from .cover import bridge_tem
 from .culvert import Check, EndOfPlayerTurn, SniperTarget, end_of_player_turn, sniper_target
 from .removal import REMOVAL_METHODS, RemovalRuling, can_remove
-from .rubble import Removed, RubbleDrm, RubblePlacement, apply_rubble, place_rubble, rubble_drm
+from .rubble import MATERIALS, Material, Removed, RubbleDrm, RubblePlacement, apply_rubble, place_rubble, rubble_drm
 from .slope import down_slope_hexsides, fire_lane_slope_drm, has_slope_tem_hexsides, slope_tem_applies
 from .tem_rules import TemRuling, tem
 from .vehicles import (
+    HOOKED,
+    PHASES,
+    UNHOOKED_BY,
+    Hooked,
+    Phase,
     StreetFighting,
+    UnhookedBy,
     TcaChange,
     TransferRuling,
     can_load,
@@ -53,7 +59,17 @@ from .vehicles import (
 
 __all__ = [
     "ATTACKS",
+    "HOOKED",
+    "MATERIALS",
+    "MOVED_BY",
     "NO_FIRER",
+    "PHASES",
+    "UNHOOKED_BY",
+    "Attack",
+    "Hooked",
+    "Material",
+    "Phase",
+    "UnhookedBy",
     "REMOVAL_METHODS",
     "BypassEffects",
     "Check",

@@ -16,10 +16,13 @@ from ..model import Location, Map
 from ..rulings import Item, Ruling
 
 
+#: an attack type of queries.md (the engines' typed choice; ``ask`` parses the name)
+Attack = Literal["small-arms", "ordnance", "ft", "indirect", "air-burst", "fire-lane", "aerial", "residual-fp"]
 #: the attack types queries.md knows
-ATTACKS = ("small-arms", "ordnance", "ft", "indirect", "air-burst", "fire-lane", "aerial", "residual-fp")
+ATTACKS: tuple[Attack, ...] = ("small-arms", "ordnance", "ft", "indirect", "air-burst", "fire-lane", "aerial",
+                               "residual-fp")
 #: attacks that need no firer (queries.md: ``firer`` may be left out)
-NO_FIRER = ("indirect", "aerial", "residual-fp")
+NO_FIRER: tuple[Attack, ...] = ("indirect", "aerial", "residual-fp")
 #: Direct Fire attacks that may claim slope TEM (P2.41: Direct Fire except FT)
 SLOPE_TEM_ATTACKS = ("small-arms", "ordnance", "fire-lane", "air-burst")
 #: attacks vs which a unit in terrain whose chart TEM has an ``air_burst`` value (woods, pine woods, and
@@ -29,6 +32,8 @@ AIR_BURST_ATTACKS = ("indirect", "air-burst")
 INDIRECT_ATTACKS = ("indirect", "air-burst")
 #: how a target entered its hex this phase (B3.3)
 MovedBy = Literal["road-rate", "non-road"] | None
+#: the ways a target may have entered its hex (queries.md ``moved_by``)
+MOVED_BY: tuple[Literal["road-rate", "non-road"], ...] = ("road-rate", "non-road")
 
 
 def ruling_json(kind: str, values: dict[str, Any], items: Sequence[Item], rules: Iterable[str],

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any
+from typing import Any, Literal
 
 from ..chart import Chart, default_chart
 from ..errors import QueryError
@@ -16,6 +16,10 @@ from ..grid import Hex
 from ..model import Counter, Location, Map
 from ..rulings import Explained, Item, ItemsExplained, fmt, num
 from .common import name_list, ruling_json
+
+#: a building's material (B23.3)
+Material = Literal["stone", "wooden"]
+MATERIALS: tuple[Material, ...] = ("stone", "wooden")
 
 
 @dataclass(frozen=True, slots=True)
@@ -139,7 +143,7 @@ class RubbleDrm(ItemsExplained):
                            self.items, self.rules(), self.sentences)
 
 
-def rubble_drm(m: Map, at: Location, building: str | None = None, chart: Chart | None = None) -> RubbleDrm:
+def rubble_drm(m: Map, at: Location, building: Material | None = None, chart: Chart | None = None) -> RubbleDrm:
     """The rubble-determination drm of a building Location: +1 for stone (B24.11), NA in a Steeple
     Location (P5.2).
 

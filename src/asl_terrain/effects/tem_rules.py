@@ -19,7 +19,7 @@ from ..los import LosRuling, location_elevation, location_point, los
 from ..model import Conditions, Location, Map
 from ..rulings import Item, distinct, fmt, num, total
 from ..units import Unit
-from .common import ATTACKS, INDIRECT_ATTACKS, NO_FIRER, MovedBy, ruling_json, tem_column
+from .common import ATTACKS, INDIRECT_ATTACKS, NO_FIRER, Attack, MovedBy, ruling_json, tem_column
 from .cover import hexside_tem_items, location_cover, narrow_street_roadblock_items, road_rate_exposed
 from .slope import down_slope_hexsides, fire_lane_slope_drm, has_slope_tem_hexsides, slope_tem_applies
 
@@ -518,7 +518,7 @@ _TEM_RULES: tuple[Callable[[_Attack, _Tally], _Tally], ...] = (
     tem_ends_open_ground, mud_and_deep_snow_tem, height_advantage, ffmo_and_ffnam)
 
 
-def tem(m: Map, target: Location, firers: Sequence[Location] = (), attack: str = "small-arms", *,
+def tem(m: Map, target: Location, firers: Sequence[Location] = (), attack: Attack = "small-arms", *,
         unit: Unit | None = None, moved_by: MovedBy = None, assault_move: bool = False,
         snap_shot: Hexside | None = None, declared_vertex: Vertex | None = None, entrenched: bool = False,
         entered_across: Hexside | None = None, wall_advantage: bool = True, chart: Chart | None = None,

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any
+from typing import Any, Literal
 
 from ..chart import Chart, default_chart
 from ..errors import QueryError
@@ -16,6 +16,14 @@ from ..model import Location, Map
 from ..rulings import Explained, Item, ItemsExplained, fmt, num, total
 from ..units import Unit
 from .common import is_ground_level, name_list, narrow_street_of, ruling_json
+
+#: the phase of a TCA change (D3.12: in the MPh, or another phase); what is unhooked and by whom (P5.124)
+Phase = Literal["MPh", "other"]
+Hooked = Literal["gun", "trailer"]
+UnhookedBy = Literal["crew", "other"]
+PHASES: tuple[Phase, ...] = ("MPh", "other")
+HOOKED: tuple[Hooked, ...] = ("gun", "trailer")
+UNHOOKED_BY: tuple[UnhookedBy, ...] = ("crew", "other")
 
 
 # ============================================================================================ TCA (P5.121-.122)
@@ -61,7 +69,7 @@ def non_stopped_allowed(unit: Unit, tca_offset: int, chart: Chart | None = None)
     return False, f"its TCA is {tca_offset % 6} hexspine(s) off its VCA, neither its VCA nor its rear VCA"
 
 
-def tca_change(unit: Unit, attempt: int = 1, phase: str = "MPh", tca_offset: int | None = None,
+def tca_change(unit: Unit, attempt: int = 1, phase: Phase = "MPh", tca_offset: int | None = None,
                chart: Chart | None = None) -> TcaChange:
     """A vehicle's TCA change on a Narrow Street: with a MA of at least 50mm it needs a Final TCA-Change dr
     of at most 3, with the drm +2 LL, +1 L, -1 "*", +1 BU and the Armor Leader's modifier; at most two such
@@ -230,7 +238,7 @@ def can_load(m: Map, vehicle: Location, from_: Location, what: str = "squad") ->
     return _transfer(m, "load", vehicle, from_, what)
 
 
-def can_unhook(m: Map, vehicle: Location, what: str, by: str = "crew") -> TransferRuling:
+def can_unhook(m: Map, vehicle: Location, what: Hooked, by: UnhookedBy = "crew") -> TransferRuling:
     """A towed Gun cannot be unhooked while in Bypass along a Narrow Street during play; a trailer may be, only
     by the towing vehicle's crew, and is then eliminated (P5.124)."""
     if what not in ("gun", "trailer"):

@@ -58,9 +58,6 @@ _STATIC_TYPES = {".html": "text/html; charset=utf-8", ".js": "text/javascript; c
 _UNITS = ("infantry", "cavalry", "wagon", "vehicle", "half-track", "armored-car", "truck", "motorcycle")
 """Unit choices of the page; a vehicle class stands for ``{"type": "vehicle", "class": ...}`` (queries.md)."""
 _WEATHER = ("clear", "rain", "snow", "deep-snow", "mud")
-_ATTACKS = ("small-arms", "ordnance", "ft", "indirect", "air-burst", "fire-lane", "aerial", "residual-fp")
-_SETUP_ITEMS = ("unit", "gun", "squad", "half-squad", "entrenchment", "mines", "roadblock", "fortification",
-                "fortified-building")
 _NO_STORE = {"cache-control": "no-store"}
 
 
@@ -117,6 +114,9 @@ def map_description(m: Map) -> dict[str, Any]:
 
     units = [{"name": u.name, "kind": u.kind, "side": u.side, "at": m.name_of(u.at) if u.at is not None else None}
              for u in getattr(m, "units", ())]
+    from ..effects import ATTACKS  # the engines' own lists (listing HANDLERS imports them anyway)
+    from ..setup import SETUP_ITEMS
+
     return {
         "name": m.name, "prefix": m.prefix, "grid": m.grid.describe(), "size": HEX_SIZE,
         "depiction": "artwork" if m.depiction.follows_artwork else "whole-hex",
@@ -124,7 +124,7 @@ def map_description(m: Map) -> dict[str, Any]:
         "counters": [counter_to_json(m, k) for k in m.counters], "units": units,
         "conditions": {"month": c.month, "weather": c.weather, "frigid": c.frigid, "ssr": list(c.ssr)},
         "choices": {"kinds": sorted(HANDLERS), "units": list(_UNITS), "weather": list(_WEATHER),
-                    "attacks": list(_ATTACKS), "setup_items": list(_SETUP_ITEMS),
+                    "attacks": list(ATTACKS), "setup_items": list(SETUP_ITEMS),
                     "ssr": [{"name": w.name, "rule": w.rule, "says": w.says} for w in ssr.SWITCHES.values()]},
     }
 
