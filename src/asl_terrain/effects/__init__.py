@@ -35,7 +35,7 @@ from .bypass import BypassEffects, MineThreat, bypass_effects
 from .common import ATTACKS, MOVED_BY, NO_FIRER, Attack, MovedBy, is_ground_level, narrow_street_of
 from .cover import bridge_tem
 from .culvert import Check, EndOfPlayerTurn, SniperTarget, end_of_player_turn, sniper_target
-from .removal import REMOVAL_METHODS, RemovalRuling, can_remove
+from .removal import REMOVAL_METHODS, Removable, RemovalMethod, RemovalRuling, can_remove
 from .rubble import MATERIALS, Material, Removed, RubbleDrm, RubblePlacement, apply_rubble, place_rubble, rubble_drm
 from .slope import down_slope_hexsides, fire_lane_slope_drm, has_slope_tem_hexsides, slope_tem_applies
 from .tem_rules import TemRuling, tem
@@ -76,6 +76,8 @@ __all__ = [
     "EndOfPlayerTurn",
     "MineThreat",
     "MovedBy",
+    "Removable",
+    "RemovalMethod",
     "RemovalRuling",
     "Removed",
     "RubbleDrm",

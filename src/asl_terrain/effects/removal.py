@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
 from ..chart import Chart, default_chart
 from ..errors import QueryError
@@ -38,12 +38,15 @@ class RemovalRuling(Explained):
                            self.sentences)
 
 
-REMOVAL_METHODS = {"roadblock": ("clearance", "dc", "direct-fire", "indirect-he"),
-                   "mines": ("b28.53", "clearance"),
-                   "wreck": ("d10.4",), "vehicle": ("d10.4",)}
+#: what a ``remove`` query removes, and how (the engine's typed choices; ``ask`` parses the names)
+Removable = Literal["roadblock", "mines", "wreck", "vehicle"]
+RemovalMethod = Literal["clearance", "dc", "direct-fire", "indirect-he", "b28.53", "d10.4"]
+REMOVAL_METHODS: dict[Removable, tuple[RemovalMethod, ...]] = {
+    "roadblock": ("clearance", "dc", "direct-fire", "indirect-he"), "mines": ("b28.53", "clearance"),
+    "wreck": ("d10.4",), "vehicle": ("d10.4",)}
 
 
-def can_remove(m: Map, what: str, method: str, *, hexside: Hexside | None = None, at: Location | None = None,
+def can_remove(m: Map, what: Removable, method: RemovalMethod, *, hexside: Hexside | None = None, at: Location | None = None,
                from_: Location | None = None, vertex: Vertex | None = None, firer: Location | None = None,
                vs: Location | None = None, chart: Chart | None = None,
                conditions: Conditions | None = None) -> RemovalRuling:
