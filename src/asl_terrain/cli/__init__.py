@@ -43,6 +43,7 @@ def __getattr__(name: str) -> Any:
         return getattr(_app, name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
+
 #: the submodule that defines each command: a run of one command imports and builds only that module's
 #: commands (start-up, issue 13); `--help`, an unknown name or any other use of ``app`` loads them all
 #: (tests/test_cli.py checks this table against the registrations)
