@@ -98,6 +98,22 @@ def test_b9_1_a_thread_through_a_bocage_vertex_is_blocked_by_the_charts_judgment
     assert los(bocage, bocage.parse_location("A1"), bocage.parse_location("E7"), chart=alt).clear
 
 
+def test_b9_2_bocage_along_a_hexspine_touching_both_ends_follows_the_hexspine_rule() -> None:
+    """A4 -> B5 runs exactly along the bocage A5-B4, whose hexspine touches both end hexes: by B9.2's rule for a
+    wall or hedge lying along a LOS (bocage is a hedge, B9.5) it is no obstacle; judgment.bocage_along_hexspine
+    = "blocks" (VASL's reading; B9.5x's own text was not found) makes it block."""
+    from asl_terrain.chart import _bundled_document, _freeze, merge_chart_documents
+
+    m = Map.from_data({"format": "asl-terrain/1", "columns": ["A", "E"], "rows": [1, 6],
+                       "hexside": [{"at": ["A5-B4"], "bocage": True}]})
+    blocks = _freeze(merge_chart_documents(_bundled_document(), {"judgment": {"bocage_along_hexspine": "blocks"}}),
+                     "<t>")
+    assert ruling(m, "A4", "B5").clear
+    r = los(m, m.parse_location("A4"), m.parse_location("B5"), chart=blocks)
+    assert not r.clear and r.blocked_by is not None and "run along" in r.blocked_by.terrain
+    assert r.blocked_by.rule == "B9.52"
+
+
 def test_b9_5_bocage_tem_is_the_walls(bocage: Map) -> None:
     """The chart's bocage TEM is +2 (as a wall), with Wall Advantage; none without it, and then FFMO."""
     r = tem(bocage, bocage.parse_location("E5"), [bocage.parse_location("E2")], moved_by="non-road")
@@ -302,6 +318,28 @@ def test_vasl_check_counts_asl_terrain_wrong_and_unexplained_apart() -> None:
     assert "elevated-road" not in data["per_cause"] and data["asl_terrain_wrong"] == 0
     assert data["per_cause"].get("adjacent-lower-crest", 0) > 0
     assert sum(data["per_verdict"].values()) == cc.pairs - cc.agree
+
+
+@needs("bd08")
+def test_vasl_check_names_the_orchard_hex_and_the_hexside_run_along() -> None:
+    """Two bd08 classes with their rules: P9 (level 1) -> S8 crosses the orchard hex R8 along its road, where no
+    trees are drawn; B14.1 makes the entire orchard hex, not its symbols, affect the LOS, and in season it
+    is a one-level obstacle to LOS from higher (B14.2): asl-terrain blocks, VASL passes (orchard-hex). J5 (IN
+    the lake, level -1) -> I4 runs exactly along I5-J4 with level-0 ground on the J4 side only: A6.1 wants the
+    obstruction on both sides of the thread; VASL blocks (crest-along)."""
+    from asl_terrain.crosscheck import CAUSES, classify
+
+    m = Map.from_data(vasl.import_boards(["bd08"]).map, source="<bd08>")
+    raster = vasl.map_artwork(m)
+    want = {("P9", "S8"): "orchard-hex", ("J5", "I4"): "crest-along"}
+    lines = {(x.from_hex, x.to_hex): x for x in vasl.read_oracle("bd08") if (x.from_hex, x.to_hex) in want}
+    for (a, b), cause in want.items():
+        r = los(m, m.parse_location(a), m.parse_location(b), borderline=True)
+        assert r.clear == lines[(a, b)].blocked  # a disagreement
+        assert classify(m, raster, lines[(a, b)], r) == cause, (a, b)
+        assert CAUSES[cause].verdict == "asl-terrain"
+    r = los(m, m.parse_location("P9"), m.parse_location("S8"))
+    assert r.blocked_by is not None and r.blocked_by.hex == m.parse_location("R8").hex
 
 
 # ------------------------------------------------------------------ walls on hillsides (B9.2, judgment)

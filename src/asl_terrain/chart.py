@@ -429,6 +429,7 @@ _CHOICES: dict[str, tuple[str, ...]] = {
     "orchard_out_of_season_los": ("same-level", "adjacent-once", "each"),
     "wall_on_hillside": ("higher-hex", "lower-hex"),
     "bocage_vertex": ("vertices-included", "both-sides"),
+    "bocage_along_hexspine": ("hexspine-rule", "blocks"),
 }
 Q = Fraction(1, 4)
 #: (lowest, highest, step or None) of named parameters; the others: 0..100 in quarters
@@ -771,6 +772,7 @@ class Judgments:
     wall_vertex_both_sides: Value[bool]
     wall_on_hillside: Value[str]
     bocage_vertex: Value[str]
+    bocage_along_hexspine: Value[str]
 
 
 def _is_months(v: Any) -> bool:

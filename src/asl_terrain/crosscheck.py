@@ -156,6 +156,17 @@ CAUSES: dict[str, Cause] = {c.key: c for c in (
           "(B.6) and a thread through a vertex touches all three hexes there (the rules digest, 3.9); VASL "
           "meets only the pixels its walk crosses. A6.1's exception names a LOS exactly along an inherent "
           "hex's hexside, not through its vertex, so this reading is a judgment."),
+    Cause("orchard-hex", "An orchard hex met where no trees are drawn", "B14.1", "asl-terrain",
+          "asl-terrain blocks a LOS to or from a higher elevation at an in-season orchard hex (a one-level obstacle, "
+          "B14.2) that the thread crosses; VASL passes, its walk meeting none of the hex's orchard pixels (the "
+          "thread crosses the hex along its road or over a corner without trees: bd08 R8, Z1, whose centre dots "
+          "lie on the road; bdBFPF R3, V4). B14.1: it is not the orchard symbols but the entire orchard hex "
+          "(B.6), hexsides included, that affects any LOS drawn into or through it."),
+    Cause("crest-along", "Higher ground on one side of a hexside run along", "A6.1", "asl-terrain",
+          "The thread runs exactly along a hexside with ground as high as the LOS's higher end on one side and a "
+          "lower hex on the other (bd08 J5-I4 along I5-J4, the shore drawn in I5). A6.1 blocks a LOS only where "
+          "the obstruction is visible on both sides of the thread (the lower side is passed by B10.2's "
+          "adjacent-hex exception); VASL's two-pixel walk meets the higher ground of the one side and blocks."),
     Cause("unexplained", "Unexplained", "A6.1", "unexplained",
           "Not classified by any rule above; see the examples."),
 )}
@@ -393,8 +404,13 @@ def classify(m: Map, raster: vasl.ArtworkRaster | None, line: vasl.OracleLine, r
     if not r.clear and not line.blocked and bb is not None and bb.hex is not None and not r.borderline and \
             _inherent_at_vertex_only(m, r, bb.hex):
         return "inherent-vertex"
+    if not r.clear and not line.blocked and bb is not None and bb.hex is not None and not r.borderline and \
+            m.terrain(bb.hex).terrain == "orchard" and bb.terrain.startswith("orchard") and raster is not None and \
+            not _walk_meets_in_hex(raster, r, bb.hex, ("Orchard", "Orchard, Out of Season")):
+        return "orchard-hex"
     if line.blocked and "Hindrance total" in vasl_reason:  # VASL met one more Hindrance hex's artwork
-        return "graze" if r.borderline else "unexplained"
+        wider = raster is not None and bool(_walk_only_meets(raster, r, lambda t: t.hindrance))
+        return "graze" if r.borderline or wider else "unexplained"
     if "bocage" in vasl_reason.lower() and r.clear:
         if r.borderline:
             return "graze"
@@ -422,8 +438,9 @@ def classify(m: Map, raster: vasl.ArtworkRaster | None, line: vasl.OracleLine, r
         if any(h == e or h.is_adjacent(e) for h in hs.hexes for e in (r.a.hex, r.b.hex)):
             return "hexside-near-end"
         return "bocage-vertex" if m.hexside(hs).bocage else "hexside-vertex"
-    if r.borderline:
-        return "graze"
+    if r.borderline or (raster is not None and not r.clear and not line.blocked and bb is not None and
+                        bb.hex is not None and bb.rule == "A6.2" and _obstacle_one_side(raster, r, bb.hex)):
+        return "graze"  # flagged by the engine, or the blocking obstacle grazed: drawn on one side of the thread
     if "depression" in vasl_reason.lower() or r.a.place == "crest" or r.b.place == "crest" or \
             m.terrain(r.a.hex).is_stream or m.terrain(r.b.hex).is_stream:
         return "depression"
@@ -431,6 +448,11 @@ def classify(m: Map, raster: vasl.ArtworkRaster | None, line: vasl.OracleLine, r
         return "cliff"
     if "blind hex" in vasl_reason or (bb is not None and r.blind):
         return "blind-hex"
+    if r.clear and line.blocked and _along_one_sided_ground(m, r):
+        return "crest-along"
+    if r.clear and line.blocked and raster is not None and "Terrain is higher" in vasl_reason and \
+            _walk_only_meets(raster, r, lambda t: t.obstacle and not t.is_hexside and t.height > 0):
+        return "graze"  # VASL's two-pixel walk meets an obstacle's edge the one-pixel thread passes
     if m.terrain(r.a.hex).terrain == "water" or m.terrain(r.b.hex).terrain == "water":
         return "water"
     if "Ground level" in vasl_reason or "height advantage" in vasl_reason or \
@@ -448,24 +470,105 @@ def _walk(raster: vasl.ArtworkRaster, r: Any) -> list[tuple[int, int]]:
 
 def _adjacent_lower_crest(m: Map, raster: vasl.ArtworkRaster, r: Any) -> bool:
     """Whether every pixel of VASL's walk drawn as high as this LOS's higher end (outside the two end hexes)
-    lies in a hex ADJACENT to that end whose Base Level is lower: the crest B10.2's exception passes."""
+    lies in a hex ADJACENT to that end whose Base Level is lower: the crest B10.2's exception passes. Tried on
+    asl-terrain's own one-pixel thread too: VASL's two-pixel walk may touch a neighbour's ground beside it."""
     hi = max(r.elevations)
     if r.elevations[0] == r.elevations[1] or hi != int(hi):
         return False
     top = r.a if r.elevations[0] > r.elevations[1] else r.b
     if top.place not in ("", "crest") or top.level:
         return False
-    high: list[tuple[int, int]] = []
+    ends = {(r.a.hex.col, r.a.hex.row), (r.b.hex.col, r.b.hex.row)}
+    for pixels in (_walk(raster, r), raster.thread_pixels(location_point(r.a), location_point(r.b))):
+        high: list[tuple[int, int]] = []
+        for archive, dc, dr in raster.archives:
+            x0, y0 = int(dc * vasl.HEX_WIDTH), int(dr * vasl.HEX_HEIGHT)
+            for x, y in pixels:
+                lx, ly = x - x0, y - y0
+                if 0 <= lx < archive.grid_width and 0 <= ly < archive.grid_height and \
+                        int(archive.elevation[lx, ly]) >= hi:
+                    high.append((x, y))
+        held = Counter(h for h in (raster.hexes_of_pixels(high) if high else []) if h is not None and h not in ends)
+        # the engine reads a hex's pixels a step in from where the thread enters and leaves it (ThreadSample)
+        hexes = {h for h, n in held.items() if n >= 3} or set(held)
+        if hexes and all(Hex(*h).is_adjacent(top.hex) and m.terrain(Hex(*h)).level < hi for h in hexes):
+            return True
+    low = r.b if top is r.a else r.a
+    # adjacent ends: the crest VASL meets is drawn inside the lower end's own hex (bd08's lake shore)
+    return bool(top.hex.is_adjacent(low.hex) and m.terrain(low.hex).level < hi)
+
+
+def _obstacle_one_side(raster: vasl.ArtworkRaster, r: Any, h: Hex) -> bool:
+    """Whether the obstacle drawn in hex ``h`` (VASL terrain that is a LOS obstacle with a height, not hexside
+    terrain) lies on one side of asl-terrain's thread: fewer than two of its pixels more than a pixel to the
+    other side (A6.1: an obstruction blocks when visible on both sides of the thread)."""
+    codes = [c for c, t in raster.table.types.items() if t.obstacle and not t.is_hexside and t.height > 0]
+    (x0, y0), (x1, y1) = raster.los_point(location_point(r.a)), raster.los_point(location_point(r.b))
+    dx, dy = x1 - x0, y1 - y0
+    length = math.hypot(dx, dy) or 1.0
+    cx, cy = vasl.grid_pixel(h.centre())
+    left = right = 0
+    for archive, dc, dr in raster.archives:
+        ox, oy = int(dc * vasl.HEX_WIDTH), int(dr * vasl.HEX_HEIGHT)
+        xa, xb = max(int(cx - 40) - ox, 0), min(int(cx + 40) - ox, archive.grid_width)
+        ya, yb = max(int(cy - 40) - oy, 0), min(int(cy + 40) - oy, archive.grid_height)
+        if xa >= xb or ya >= yb:
+            continue
+        xs, ys = np.nonzero(np.isin(archive.terrain[xa:xb, ya:yb], codes))
+        if not len(xs):
+            continue
+        px, py = xs + xa + ox, ys + ya + oy
+        mine = raster.geometry._hex_indices(px, py) == raster.geometry.hexes.index((h.col, h.row))
+        side = ((px[mine] + 0.5 - x0) * dy - (py[mine] + 0.5 - y0) * dx) / length
+        left += int((side < -1.0).sum())
+        right += int((side > 1.0).sum())
+    return min(left, right) < 2
+
+
+def _walk_only_meets(raster: vasl.ArtworkRaster, r: Any, kind: Callable[[Any], bool]) -> set[Hex]:
+    """The hexes (not the two ends) where VASL's walk of this ruling's thread meets pixels of a VASL terrain of
+    ``kind`` and asl-terrain's one-pixel thread meets none."""
+    codes = {c for c, t in raster.table.types.items() if kind(t)}
+    ends = {(r.a.hex.col, r.a.hex.row), (r.b.hex.col, r.b.hex.row)}
+
+    def hexes(pixels: Sequence[tuple[int, int]]) -> set[tuple[int, int]]:
+        hits = []
+        for archive, dc, dr in raster.archives:
+            x0, y0 = int(dc * vasl.HEX_WIDTH), int(dr * vasl.HEX_HEIGHT)
+            for x, y in pixels:
+                lx, ly = x - x0, y - y0
+                if 0 <= lx < archive.grid_width and 0 <= ly < archive.grid_height and \
+                        int(archive.terrain[lx, ly]) in codes:
+                    hits.append((x, y))
+        return {h for h in (raster.hexes_of_pixels(hits) if hits else []) if h is not None and h not in ends}
+
+    mine = hexes(raster.thread_pixels(location_point(r.a), location_point(r.b)))
+    return {Hex(*h) for h in hexes(_walk(raster, r)) - mine}
+
+
+def _along_one_sided_ground(m: Map, r: Any) -> bool:
+    """Whether the thread runs exactly along a hexside with ground as high as the LOS's higher end on one
+    side only (the other hex lower)."""
+    hi = max(r.elevations)
+    tr = trace(location_point(r.a), location_point(r.b))
+    for _, _, hs in tr.along:
+        levels = [m.terrain(h).level for h in hs.hexes]
+        if max(levels) >= hi > min(levels):
+            return True
+    return False
+
+
+def _walk_meets_in_hex(raster: vasl.ArtworkRaster, r: Any, h: Hex, names: Sequence[str]) -> bool:
+    """Whether VASL's walk of this ruling's thread meets pixels of VASL terrain ``names`` inside hex ``h``."""
+    codes = {c for c, t in raster.table.types.items() if t.name in names}
+    hits = []
     for archive, dc, dr in raster.archives:
         x0, y0 = int(dc * vasl.HEX_WIDTH), int(dr * vasl.HEX_HEIGHT)
         for x, y in _walk(raster, r):
             lx, ly = x - x0, y - y0
-            if 0 <= lx < archive.grid_width and 0 <= ly < archive.grid_height and \
-                    int(archive.elevation[lx, ly]) >= hi:
-                high.append((x, y))
-    ends = {(r.a.hex.col, r.a.hex.row), (r.b.hex.col, r.b.hex.row)}
-    hexes = {h for h in (raster.hexes_of_pixels(high) if high else []) if h is not None and h not in ends}
-    return bool(hexes) and all(Hex(*h).is_adjacent(top.hex) and m.terrain(Hex(*h)).level < hi for h in hexes)
+            if 0 <= lx < archive.grid_width and 0 <= ly < archive.grid_height and int(archive.terrain[lx, ly]) in codes:
+                hits.append((x, y))
+    return any(p == (h.col, h.row) for p in (raster.hexes_of_pixels(hits) if hits else []))
 
 
 def _inherent_at_vertex_only(m: Map, r: Any, h: Hex) -> bool:

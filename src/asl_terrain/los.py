@@ -856,6 +856,7 @@ class _Tables:
         self.wall_vertex_both_sides = bool(j("wall_vertex_both_sides").value)
         self.wall_on_higher = str(j("wall_on_hillside").value) == "higher-hex"
         self.bocage_vertex_blocks = str(j("bocage_vertex").value) == "vertices-included"
+        self.bocage_along_blocks = str(j("bocage_along_hexspine").value) == "blocks"
         self.orchard_out = str(j("orchard_out_of_season_los").value)
         if self.orchard_out not in _ORCHARD_OUT_READINGS:
             raise ChartError(f"{chart.source}: judgment.orchard_out_of_season_los is {self.orchard_out!r}; "
@@ -1920,9 +1921,18 @@ def bocage_run_along(L: _Los, key: tuple[int, int], t: float) -> _Block | Litera
     w = L.tab.walls.get(key)
     if w is None or not w.full:
         return None
-    if _along_wall_counts(L.tab, key, L.A.idx, L.B.idx):
+    if bocage_along_counts(L.tab, key, L.A.idx, L.B.idx):
         return bocage_blocks(L, w, key, t, "run along") or False
     return False
+
+
+def bocage_along_counts(tab: _Tables, key: tuple[int, int], ia: int, ib: int) -> bool:
+    """Whether bocage the thread runs along lengthwise (on a hexspine) is an obstacle: by B9.2's rule for a
+    wall or hedge lying along a LOS (``_along_wall_counts``; bocage is a hedge, B9.5), or, with
+    judgment.bocage_along_hexspine = "blocks", unless it is a hexside of the viewing or target hex."""
+    if tab.bocage_along_blocks:
+        return key[0] not in (ia, ib) and key[1] not in (ia, ib)
+    return _along_wall_counts(tab, key, ia, ib)
 
 
 @_reads("walls")
