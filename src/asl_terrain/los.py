@@ -539,7 +539,7 @@ class ArtworkDepiction:
         # B9.1: the thick wall, hedge and bocage depiction is the wall as well as its hexside; its pixels name
         # their hexside by a number that repeats only six hexes apart (_drawn_wall_key reads it back)
         self._wall_base = len(raster.features)
-        self._wall_px: dict[tuple[int, int], Any] = {}
+        self._wall_px: dict[tuple[tuple[int, int], int], Any] = {}
         drawn = [((hs.a.col, hs.a.row), (hs.b.col, hs.b.row), _drawn_wall_number(hs)) for w in tab.walls.values()
                  if w.what in _DRAWN_WALLS for hs in (w.hexside,)]
         if drawn:
@@ -572,21 +572,23 @@ class ArtworkDepiction:
     def begin(self, p: Point, q: Point, shift: float = 0.0) -> _ArtworkThread:
         return _ArtworkThread(self, p, q, shift)
 
-    def wall_pixels(self, key: tuple[int, int]) -> Any:
-        """The pixel centres (an n x 2 array) drawn as the wall on hexside ``key`` (B9.1)."""
-        got = self._wall_px.get(key)
+    def wall_pixels(self, key: tuple[int, int], raster: Any = None, turn: Any = None) -> Any:
+        """The pixel centres (an n x 2 array) drawn as the wall on hexside ``key`` (B9.1), in ``raster``'s frame
+        (a turned board's view, its points turned by ``turn``; default: the map's raster)."""
+        ck = (key, id(raster))
+        got = self._wall_px.get(ck)
         if got is None:
             import numpy as np
 
-            raster = self.raster
+            raster = raster if raster is not None else self.raster
             hs = self.tab.walls[key].hexside
             fid = self._wall_base + _drawn_wall_number(hs)
-            (ax, ay), (bx, by) = (raster.pixel(v) for v in hs.endpoints())
+            (ax, ay), (bx, by) = (raster.pixel(turn(v) if turn is not None else v) for v in hs.endpoints())
             r = 13
             x0, x1 = max(int(min(ax, bx)) - r, 0), min(int(max(ax, bx)) + r + 1, raster.width)
             y0, y1 = max(int(min(ay, by)) - r, 0), min(int(max(ay, by)) + r + 1, raster.height)
             xs, ys = np.nonzero(raster._raster[x0:x1, y0:y1] // 32 == fid)
-            got = self._wall_px[key] = np.stack([xs + x0 + 0.5, ys + y0 + 0.5], axis=1)
+            got = self._wall_px[ck] = np.stack([xs + x0 + 0.5, ys + y0 + 0.5], axis=1)
         return got
 
     def interior(self, idx: int, t0: float, t1: float) -> _Meet:
@@ -633,6 +635,7 @@ class ArtworkDepiction:
             o, hh = tab._terrain_items(t, keys["terrain"], elev * _Q, src)
             obs += o
             hinds += hh
+        obs.sort(key=lambda o: o.kind is _DRAWN_WALL)  # a hex's own features first, whatever the codes' order
         if len(hinds) > 1:  # one terrain Hindrance per hex (A6.7)
             hinds = [max(hinds, key=lambda x: (x.drm, x.top))]
         hinds += self._counters.get(i, [])
@@ -675,10 +678,12 @@ class _ArtworkThread:
         import numpy as np
 
         dep = self.dep
-        pts = dep.wall_pixels(key)
+        raster, turn = dep.raster.frame_for(self.p, self.q)  # a turned board: its view, as printed
+        p, q = (turn(self.p), turn(self.q)) if turn is not None else (self.p, self.q)
+        pts = dep.wall_pixels(key, raster if turn is not None else None, turn)
         if len(pts) < 4:
             return False
-        (x0, y0), (x1, y1) = dep.raster.los_point(self.p), dep.raster.los_point(self.q)
+        (x0, y0), (x1, y1) = raster.los_point(p), raster.los_point(q)
         dx, dy = x1 - x0, y1 - y0
         length = math.hypot(dx, dy) or 1.0
         if self.shift:
@@ -2122,9 +2127,12 @@ def _crossing(p: Point, q: Point, hs: Hexside) -> float | None:
     den = (x1 - x0) * (by - ay) - (y1 - y0) * (bx - ax)
     if den == 0:
         return None
-    t = ((ax - x0) * (by - ay) - (ay - y0) * (bx - ax)) / den
-    u = ((ax - x0) * (y1 - y0) - (ay - y0) * (x1 - x0)) / den
-    return t if 0 <= t <= 1 and 0 < u < 1 else None
+    tn = (ax - x0) * (by - ay) - (ay - y0) * (bx - ax)
+    un = (ax - x0) * (y1 - y0) - (ay - y0) * (x1 - x0)
+    if den < 0:
+        den, tn, un = -den, -tn, -un
+    # compared as numerators (exact for the integer points of centre dots): through a vertex is no crossing
+    return tn / den if 0 <= tn <= den and 0 < un < den else None
 
 
 def wall_as_drawn(L: _Los, o: _Obs, t: float) -> _Block | Literal[False] | None:
@@ -2133,33 +2141,29 @@ def wall_as_drawn(L: _Los, o: _Obs, t: float) -> _Block | Literal[False] | None:
     hexside's end meets the wall as if it crossed the hexside. B9.2 still decides: it is a Half-Level
     obstacle to same-level LOS (bocage: a one-level one, B9.52), never one to any part of its own hex, and a
     wall lying lengthwise along the LOS is ruled by the hexspine rule (``_along_wall_counts``), not by its
-    drawing. Where the thread does not cross the hexside, the drawing must lie on both sides of it (A6.1):
-    a thread through the corner where two drawn walls join, beside one of them, is not blocked by that one.
+    drawing; a wall whose hexside the thread crosses is ruled where it crosses it (the hexside rules). Where
+    the thread meets the drawing past the hexside's end, the drawing must lie on both sides of it (A6.1): a
+    thread through the corner where two drawn walls join, beside one of them, is not blocked by that one.
     The obstacle's ``srcs`` are the wall's key in ``tab.walls``."""
     A, B = L.A, L.B
     if A.idx in o.srcs or B.idx in o.srcs:
         return False
     key = (o.srcs[0], o.srcs[1])
     w = L.tab.walls[key]
-    if _runs_along(A.point, B.point, w.hexside):
+    if _runs_along(A.point, B.point, w.hexside) or _crossing(A.point, B.point, w.hexside) is not None:
         return False
-    at = _crossing(A.point, B.point, w.hexside)
-    how = "" if at is not None else "as drawn past its hexside"
-    if at is None:
-        if not L.reader.drawn_on_both_sides(key):  # type: ignore[attr-defined]
-            return False
-        at = t
+    if not L.reader.drawn_on_both_sides(key):  # type: ignore[attr-defined]
+        return False
+    how = "as drawn past its hexside"
     if w.full:
-        b = bocage_blocks(L, w, key, at, how)
+        b = bocage_blocks(L, w, key, t, how)
     elif w.top > L.shi:
-        b = _Block(at, None, w.hexside, f"{w.what} {how} (Half-Level obstacle)".replace("  ", " "),
-                   w.rule if not how else "B9.1")
+        b = _Block(t, None, w.hexside, f"{w.what} {how} (Half-Level obstacle)", "B9.1")
     else:
         return False
     if b is None:
         return False
-    if how:
-        b.also += ("B9.1",)
+    b.also += ("B9.1",)
     return b
 
 

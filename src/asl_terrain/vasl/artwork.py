@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import copy
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
@@ -226,6 +226,20 @@ class ArtworkRaster:
                 self._turned.append((x0, y0, x0 + b.grid_width, y0 + b.grid_height, dc, dr, b.width, b.height,
                                      ArtworkRaster([(b.original, 0, 0)], table)))
 
+    def frame_for(self, p: tuple[float, float], q: tuple[float, float]
+                  ) -> tuple[ArtworkRaster, Callable[[tuple[float, float]], tuple[float, float]] | None]:
+        """The raster a thread from ``p`` to ``q`` is read on, and the turn of grid points into its frame: a
+        thread with both ends on a board turned 180° is read on the board as printed (None: this raster)."""
+        for x0, y0, x1, y1, dc, dr, w, h, view in self._turned:
+            (px, py), (qx, qy) = self.pixel(p), self.pixel(q)
+            if x0 <= px <= x1 and y0 <= py <= y1 and x0 <= qx <= x1 and y0 <= qy <= y1:
+                # grid.py's scaled frame turned about the board's centre: X -> 3(w - 1) - X, Y -> 2h + 2 - Y
+                def turn(g: tuple[float, float], w: int = w, h: int = h, dc: int = dc, dr: int = dr
+                         ) -> tuple[float, float]:
+                    return 3 * (w - 1) - (g[0] - 3 * dc), 2 * h + 2 - (g[1] - 2 * dr)
+                return view, turn
+        return self, None
+
     def with_hexside_art(self, sides: Sequence[tuple[Hex, Hex, int]], reach: float = _WALL_REACH,
                          names: Sequence[str] = _WALL_ART) -> tuple[ArtworkRaster, int]:
         """A copy whose pixels drawn as one of the hexside terrains ``names`` (walls, hedges, bocage) within
@@ -246,7 +260,9 @@ class ArtworkRaster:
         best = np.full((self.width, self.height), np.inf, dtype=np.float32)
         fid = np.zeros((self.width, self.height), dtype=np.int32)
         geo = self.geometry
-        for ha, hb, n in sides:
+        # a pixel as near to two sides goes to the first in the frame's own order, so that a board read as
+        # printed (a turned board's view) gives every pixel to the same wall as the board laid as printed
+        for ha, hb, n in sorted(sides, key=lambda s: (min(s[0], s[1]), max(s[0], s[1]))):
             k = next((k for k in range(6) if GridHex(*ha).neighbour(k) == GridHex(*hb)), None)
             if k is None:
                 continue
@@ -273,6 +289,19 @@ class ArtworkRaster:
         out._hex_codes = {}
         out._clear_ids()
         out.features = self.features + tuple({"terrain": "hexside-art", "side": n} for n in range(top + 1))
+        turned = []
+        for tv in self._turned:  # a board turned 180° is read as printed: its view carries the walls too
+            bx0, by0, bx1, by1, dc, dr, w, h, view = tv
+            mine = []
+            for ha, hb, n in sides:
+                pa, pb = self.pixel(GridHex(*ha).centre()), self.pixel(GridHex(*hb).centre())
+                if all(bx0 <= x <= bx1 and by0 <= y <= by1 for x, y in (pa, pb)):
+                    ta = [GridHex(*ha).centre(), GridHex(*hb).centre()]
+                    tt = [(3 * (w - 1) - (gx - 3 * dc), 2 * h + 2 - (gy - 2 * dr)) for gx, gy in ta]
+                    hexes = [(int(gx) // 3, (int(gy) - (int(gx) // 3) % 2) // 2) for gx, gy in tt]
+                    mine.append((hexes[0], hexes[1], n))
+            turned.append((*tv[:8], view.with_hexside_art(mine, reach, names)[0] if mine else view))
+        out._turned = turned
         return out, base
 
     # -- pixel ids: the codes renumbered densely (one byte a pixel when a map draws at most 256 codes), for
@@ -418,13 +447,9 @@ class ArtworkRaster:
                 if offsets is not None:
                     return ThreadSample(None, len(offsets) - 1, s[2], offsets, self)
         if self._turned:
-            for x0, y0, x1, y1, dc, dr, w, h, view in self._turned:
-                (px, py), (qx, qy) = self.pixel(p), self.pixel(q)
-                if x0 <= px <= x1 and y0 <= py <= y1 and x0 <= qx <= x1 and y0 <= qy <= y1:
-                    # grid.py's scaled frame turned about the board's centre: X -> 3(w - 1) - X, Y -> 2h + 2 - Y
-                    def turn(g: tuple[float, float]) -> tuple[float, float]:
-                        return 3 * (w - 1) - (g[0] - 3 * dc), 2 * h + 2 - (g[1] - 2 * dr)
-                    return view.sample(turn(p), turn(q), shift)
+            view, turn = self.frame_for(p, q)
+            if turn is not None:
+                return view.sample(turn(p), turn(q), shift)
         a = self._los_points.get(p)
         if a is None:
             a = self._los_points[p] = self.los_point(p)
