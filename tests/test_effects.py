@@ -597,3 +597,27 @@ def test_answer_keys_have_the_queries_md_types(kind: str) -> None:
     lists = {"bypass-effects": "mines", "place-rubble": "removed", "end-of-player-turn": "checks", "tem": "items"}
     if kind in lists:
         assert ans[lists[kind]], "the example must exercise the list's shape"
+
+
+def _rubbled(hexes: list[dict[str, Any]], counters: list[dict[str, Any]],
+             hexsides: list[dict[str, Any]] = []) -> Map:  # noqa: B006
+    return Map.from_data({"format": "asl-terrain/1", "columns": ["A", "E"], "rows": [1, 6], "hex": hexes,
+                          "hexside": hexsides, "counter": counters})
+
+
+def test_a_rubble_counter_gives_the_rubble_tem_of_its_material() -> None:
+    """B24.1/B24.3: a Rubble counter makes its hex rubble, so a unit there has rubble's TEM (+3 stone, +2
+    wooden), is not in Open Ground, and no building level above it adds to the TEM vs Indirect Fire; as a
+    move into it pays rubble's cost and a LOS meets it (one rule, Map.is_rubble, for every engine)."""
+    from asl_terrain.movement import move_cost
+
+    street = _rubbled([], [{"type": "rubble", "at": "B2"}], [{"at": ["B1-B2", "B2-B3"], "road": "paved"}])
+    r = tem(street, street.parse_location("B2"), [street.parse_location("B5")], "small-arms")
+    assert (r.tem, r.open_ground, [i.rule for i in r.tem_items]) == (3, False, ["B24.3"])
+    assert move_cost(street, "infantry", "B1", "B2").cost == 3  # B24.4 (and B3.43: the road is negated)
+    house = _rubbled([{"at": ["B2"], "terrain": "building", "building": "wooden", "upper_levels": 1}],
+                     [{"type": "rubble", "at": "B2"}])
+    ind = tem(house, house.parse_location("B2"), [], "indirect")
+    assert (ind.tem, [i.rule for i in ind.tem_items]) == (2, ["B24.3"])
+    intact = _rubbled([{"at": ["B2"], "terrain": "building", "building": "wooden", "upper_levels": 1}], [])
+    assert tem(intact, intact.parse_location("B2"), [], "indirect").tem == 3  # +1 for the level above (chart)

@@ -14,10 +14,18 @@ from fractions import Fraction
 from ..chart import Chart, Entry
 from ..grid import Hex, Hexside, Point, Trace, trace
 from ..los import hexsides_entered, location_point
-from ..model import Conditions, Location, Map, seasonal_terrain
+from ..model import Conditions, Location, Map, material_key, seasonal_terrain
 from ..rulings import Item, fmt
 from ..units import Unit
 from .common import AIR_BURST_ATTACKS, SLOPE_TEM_ATTACKS, name_list, tem_column
+
+
+def _tem_key(m: Map, h: Hex) -> str:
+    """The chart entry whose TEM hex ``h``'s terrain gives: rubble, as terrain or a Rubble counter, by its
+    material (B24.1, B24.3: the counter makes the hex rubble, as movement and LOS read it too); otherwise the
+    hex's own terrain (a building or rubble hex by its material)."""
+    t = m.terrain(h)
+    return material_key("rubble", t.building) if m.is_rubble(h) else t.chart_key
 
 
 def _hex_is_open_ground(m: Map, h: Hex, chart: Chart, cond: Conditions) -> bool:
@@ -26,7 +34,7 @@ def _hex_is_open_ground(m: Map, h: Hex, chart: Chart, cond: Conditions) -> bool:
     t = m.terrain(h)
     if seasonal_terrain(t.terrain, cond.grain_in_season(chart)) == "open":
         return True
-    entry = chart.entry(t.chart_key)
+    entry = chart.entry(_tem_key(m, h))
     if entry.tem is None:
         return True
     return bool(entry.tem.get("open_ground", not entry.tem.get("direct", 0)))  # a positive TEM is not (A4.6)
@@ -128,7 +136,7 @@ def _terrain_tem(m: Map, target: Location, attack: str, chart: Chart, conditions
     t = m.terrain(h)
     name = m.name_of(target.base())
     col = tem_column(attack, chart)
-    key = m.terrain(h).chart_key
+    key = _tem_key(m, h)
     if key != seasonal_terrain(key, conditions.grain_in_season(chart)):
         key = "open"
         c.sentences.append(f"Grain in {m.name_of(h)} is out of season: Open Ground (B15.3).")
@@ -145,7 +153,7 @@ def _terrain_tem(m: Map, target: Location, attack: str, chart: Chart, conditions
     og = bool(e.tem.get("open_ground", amount == 0))
     c.open_ground = og
     why = f"{e.name.lower()} in {name}"
-    if t.is_building and col == "indirect" and target.place == "":
+    if t.is_building and col == "indirect" and target.place == "" and not m.is_rubble(h):
         # one building TEM, raised by each building Location above the target's (not a separate TEM to choose)
         above = t.top_level - target.level
         p = chart.param("indirect_building_level_tem")
@@ -250,7 +258,7 @@ def _stream_tem(m: Map, target: Location, attack: str, thread: Trace | None, fir
 def _air_burst_terrain(m: Map, h: Hex, chart: Chart) -> bool:
     """The terrain of ``h`` gives Air Burst vs Indirect Fire (its chart TEM has an ``air_burst`` value: woods
     and pine woods, B13.3)."""
-    e = chart.entry(m.terrain(h).chart_key)
+    e = chart.entry(_tem_key(m, h))
     return e.tem is not None and e.tem.get("air_burst") is not None
 
 
