@@ -61,6 +61,7 @@ __all__ = [
     "meaning_of_name",
     "parse_colors_table",
     "read_colour_board",
+    "wall_hexsides",
 ]
 
 RGB = tuple[int, int, int]
@@ -528,6 +529,7 @@ class ColourBoard(BoardArchive):
         self._streets: dict[tuple[str, str], str] | None = None
         self._slopes: dict[tuple[str, str], str] | None = None
         self._derived: dict[Hex, Any] | None = None  # the derived hexes, for building levels and streams
+        self._walls: dict[tuple[str, str], str] = {}
 
     def image_bytes(self) -> bytes:
         """The picture as a GIF, shifted into the standard frame (unchanged when the shift is zero)."""
@@ -550,26 +552,12 @@ class ColourBoard(BoardArchive):
     def _hexsides(self, sides: tuple[int, ...]) -> tuple[list[tuple[Hex, Hex]], np.ndarray, np.ndarray, np.ndarray]:
         """Every hexside of the board on the given sides of its hexes: the (hex, neighbour) pairs, their end
         vertices (k x 2 each) and the unit normal pointing out of the first hex."""
-        geo = self.geometry
-        pairs: list[tuple[Hex, Hex]] = []
-        a: list[tuple[float, float]] = []
-        b: list[tuple[float, float]] = []
-        n: list[tuple[float, float]] = []
-        for col, row in geo.hexes:
-            cx, cy = geo.centre_exact(col, row)
-            for side in sides:
-                nb = geo.neighbour(col, row, side)
-                if nb is None:
-                    continue
-                (x0, y0), (x1, y1) = geo.hexside_segment(col, row, side)
-                nx, ny = (x0 + x1) / 2 - cx, (y0 + y1) / 2 - cy
-                norm = float(np.hypot(nx, ny))
-                pairs.append(((col, row), nb))
-                a.append((x0, y0))
-                b.append((x1, y1))
-                n.append((nx / norm, ny / norm))
-        return pairs, np.array(a), np.array(b), np.array(n)
+        return _hexside_lines(self.geometry, sides)
 
+    @property
+    def walls(self) -> dict[tuple[str, str], str]:
+        """The wall hexsides (B9) read from the artwork (:func:`wall_hexsides`), each with how it was found."""
+        return dict(self._walls)
     @staticmethod
     def _sample(raster: np.ndarray, a: np.ndarray, b: np.ndarray, n: np.ndarray, ts: np.ndarray,
                 offs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -939,6 +927,12 @@ class ColourBoard(BoardArchive):
         if slopes:
             notes.append(f"slope: {len(slopes)} hexsides (the artwork: hash marks along them, the Down-Slope hex "
                          "the one they stand in, P2.1-P2.2)")
+        walls = self.walls
+        if walls:
+            sides.append({"at": [moved(f"{a}-{b}") for a, b in sorted(walls)], "wall": True})
+            cfg = self.annotation.get("walls", {})
+            notes.append(f"wall: {len(walls)} hexsides (the artwork: {cfg.get('source', 'a wall drawn along them')}; "
+                         f"{cfg.get('rule', 'B9.1')})")
         levels, level_notes = self.building_levels(table)
         for block in levels:
             hexes.append({**block, "at": [moved(a) for a in block["at"]]})
@@ -961,6 +955,119 @@ class ColourBoard(BoardArchive):
             names = [moved(a) for a in (at if isinstance(at, list) else [at])]
             notes.append(f"not carried: {', '.join(names)}: {block.get('what', '')} ({block.get('source', '')})")
         return hexes, sides, notes
+
+
+def _hexside_lines(geo: BoardGeometry, sides: tuple[int, ...]
+                   ) -> tuple[list[tuple[Hex, Hex]], np.ndarray, np.ndarray, np.ndarray]:
+    """Every hexside of the board on the given sides of its hexes: the (hex, neighbour) pairs, their end
+    vertices (k x 2 each) and the unit normal pointing out of the first hex."""
+    pairs: list[tuple[Hex, Hex]] = []
+    a: list[tuple[float, float]] = []
+    b: list[tuple[float, float]] = []
+    n: list[tuple[float, float]] = []
+    for col, row in geo.hexes:
+        cx, cy = geo.centre_exact(col, row)
+        for side in sides:
+            nb = geo.neighbour(col, row, side)
+            if nb is None:
+                continue
+            (x0, y0), (x1, y1) = geo.hexside_segment(col, row, side)
+            nx, ny = (x0 + x1) / 2 - cx, (y0 + y1) / 2 - cy
+            norm = float(np.hypot(nx, ny))
+            pairs.append(((col, row), nb))
+            a.append((x0, y0))
+            b.append((x1, y1))
+            n.append((nx / norm, ny / norm))
+    return pairs, np.array(a), np.array(b), np.array(n)
+
+
+def _rgb_ids(palette: np.ndarray, rgbs: Any, what: str, source: str) -> list[int]:
+    try:
+        want = {(int(c[0]), int(c[1]), int(c[2])) for c in rgbs}
+    except (TypeError, ValueError, IndexError, KeyError):
+        raise MapError(f"{source}: [walls] {what} must be a list of [r, g, b] colours", source=source) from None
+    return [i for i, c in enumerate(palette.tolist()) if (c[0], c[1], c[2]) in want]
+
+
+def wall_hexsides(indices: np.ndarray, palette: np.ndarray, geo: BoardGeometry, cfg: Any, source: str = ""
+                  ) -> dict[tuple[str, str], str]:
+    """Wall hexsides (B9.1) read from the artwork by their drawing: a band along the hexside in the
+    annotation's ``[walls]`` colours. Along the hexside's middle 80 % (17 points), within ``half_width`` px
+    of its line: at least ``least`` of the pixels that are not black are the wall's colours (``drawn_in``
+    and ``stones``), and a ``stones`` pixel (the stippled stones) stands at >= ``stones_along`` of the
+    points. The colours are the map's own (St and Ch: building greys with brown stones; Lg: the road grey
+    with roof-grey stones), which is why the colours alone do not tell a wall from a roof or a road.
+    ``not_at`` drops hexsides (what the artwork shows is no wall), ``at`` adds ones looked at."""
+    if not isinstance(cfg, Mapping) or not cfg:
+        return {}
+    drawn = _rgb_ids(palette, cfg.get("drawn_in", []), "drawn_in", source)
+    stones = _rgb_ids(palette, cfg.get("stones", []), "stones", source)
+    black = [i for i, c in enumerate(palette.tolist()) if max(c) <= 8]
+    half = float(cfg.get("half_width", 4.0))
+    least, along = float(cfg.get("least", 0.6)), float(cfg.get("stones_along", 0.1))
+    pairs, a, b, n = _hexside_lines(geo, (0, 1, 2))
+    ts = np.linspace(0.1, 0.9, 17)
+    offs = np.arange(-half, half + 0.5, 1.0)
+    pts = (a[:, None, None, :] + (b - a)[:, None, None, :] * ts[None, :, None, None]
+           + offs[None, None, :, None] * n[:, None, None, :])
+    x = np.clip(np.rint(pts[..., 0]).astype(np.int64), 0, indices.shape[0] - 1)
+    y = np.clip(np.rint(pts[..., 1]).astype(np.int64), 0, indices.shape[1] - 1)
+    v = indices[x, y]
+    is_stone = np.isin(v, stones)
+    is_wall = np.isin(v, drawn) | is_stone
+    not_black = (~np.isin(v, black)).sum(axis=(1, 2))
+    share = is_wall.sum(axis=(1, 2)) / np.maximum(not_black, 1)
+    stone_along = is_stone.any(axis=2).mean(axis=1)
+    found = (share >= least) & (stone_along >= along)
+    dropped = {tuple(sorted(str(s).split("-"))) for s in cfg.get("not_at", [])}
+    out: dict[tuple[str, str], str] = {}
+    for i in np.nonzero(found)[0].tolist():
+        names = (geo.name(pairs[i][0]), geo.name(pairs[i][1]))
+        if tuple(sorted(names)) not in dropped:
+            out[names] = f"drawn: {share[i]:.0%} of the band in the wall's colours, stones along {stone_along[i]:.0%}"
+    for s in cfg.get("at", []):
+        p1, p2 = str(s).split("-")
+        out.setdefault((p1, p2), "the annotation's [walls] at (looked at)")
+    return out
+
+
+def _apply_walls(reading: ColourReading, geometry: BoardGeometry, indices: np.ndarray, palette: np.ndarray,
+                 walls: Mapping[tuple[str, str], str], cfg: Any, table: TerrainTable, source: str) -> None:
+    """The pixels of each wall's band (its colours and the black of its outline and the grid line, within
+    ``drawn_half_width`` px of the hexside, default ``half_width``; up to 3 px beyond, and past its ends,
+    those read as a building) are
+    Wall: the colours read them as roof or road (B9.1: the wall as drawn)."""
+    if not walls:
+        return
+    code = table.by_name("Wall").code
+    ids = set(_rgb_ids(palette, [*cfg.get("drawn_in", []), *cfg.get("stones", [])], "drawn_in", source))
+    ids |= {i for i, c in enumerate(palette.tolist()) if max(c) <= 8}
+    mine = np.zeros(256, dtype=bool)
+    mine[list(ids)] = True
+    half = float(cfg.get("drawn_half_width", cfg.get("half_width", 4.0)))
+    building = np.array([bool(table.types.get(c) and table.types[c].is_building) for c in range(256)])
+    for p1, p2 in walls:
+        h1, h2 = geometry.parse(p1), geometry.parse(p2)
+        side = next((s for s in range(6) if geometry.neighbour(*h1, s) == h2), None)
+        if side is None:
+            raise MapError(f"{source}: [walls] {p1}-{p2} is not a hexside (the hexes are not adjacent)", source=source)
+        (x0, y0), (x1, y1) = geometry.hexside_segment(*h1, side)
+        pad = half + 10  # the band, 3 px beyond it, and 15 % of the hexside past each end
+        mx, my = np.meshgrid(np.arange(int(min(x0, x1) - pad), int(max(x0, x1) + pad + 1)),
+                             np.arange(int(min(y0, y1) - pad), int(max(y0, y1) + pad + 1)), indexing="ij")
+        gx, gy = mx.ravel(), my.ravel()
+        inside = (gx >= 0) & (gy >= 0) & (gx < indices.shape[0]) & (gy < indices.shape[1])
+        gx, gy = gx[inside], gy[inside]
+        dx, dy = x1 - x0, y1 - y0
+        length = float(np.hypot(dx, dy))
+        t = ((gx - x0) * dx + (gy - y0) * dy) / length**2
+        dist = np.abs((gx - x0) * dy - (gy - y0) * dx) / length
+        ours = mine[indices[gx, gy]]
+        sel = (t >= 0) & (t <= 1) & (dist <= half) & ours
+        # the wall's ends and edges stand a little past its band: there only what reads as a building
+        # (the stones' roof grey) becomes wall, a road beside it stays road
+        sel |= (t >= -0.15) & (t <= 1.15) & (dist <= half + 3) & ours & building[reading.terrain[gx, gy]]
+        reading.terrain[gx[sel], gy[sel]] = code
 
 
 _CACHE: dict[tuple[str, float, str], ColourBoard] = {}
@@ -1067,23 +1174,26 @@ def read_colour_board(path: str | Path, table: TerrainTable | None = None,
             meta = _parse_board_metadata(z.read("BoardMetadata.xml"), f"{source}:BoardMetadata.xml")
         building_types = {**meta.building_types, **building_types}
     geometry = BoardGeometry(columns, rows, gw, gh)
+    walls = wall_hexsides(moved, palette, geometry, ann.get("walls", {}), ann_source)
     if cached_rasters is None:
         _apply_inherent(reading, geometry, table)
         _apply_building_types(reading, geometry, building_types, table)
         _apply_terrain_fixes(reading, geometry, ann.get("terrain_fix", []), table, ann_source)
+        _apply_walls(reading, geometry, moved, palette, walls, ann.get("walls", {}), table, ann_source)
         _disk_cache_write(file, ann, table, reading, grid)
     metadata = BoardMetadata(name, "", "", "", image_name, bool((reading.elevation != 0).any()), columns, rows,
                              building_types, {}, (), (), {}, {"colours": "artwork"})
     for r in (reading.terrain, reading.elevation):
         r.setflags(write=False)
     board = ColourBoard(file, metadata, geometry, reading, members, grid, shift, ann, ann_source)
+    board._walls = walls
     _CACHE[key] = board
     return board
 
 
 # the annotation's parts the rasters are read with (its hex and hexside blocks are not: editing them
 # keeps the cached reading)
-_PIXEL_KEYS = ("color", "grid", "building_types", "terrain_fix")
+_PIXEL_KEYS = ("color", "grid", "building_types", "terrain_fix", "walls")
 
 
 def _cache_key(file: Path, ann: Mapping[str, Any], table: TerrainTable) -> str | None:

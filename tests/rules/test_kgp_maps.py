@@ -579,3 +579,79 @@ def test_a_narrow_street_the_road_runs_beside_the_line(st: Map) -> None:
     hexside, is none."""
     assert st.hexside(st.parse_hexside("N15-O16")).narrow_street == "paved"
     assert st.hexside(st.parse_hexside("K22-K23")).narrow_street is None
+
+
+# ------------------------------------------------------------------------------------ walls (B9)
+
+#: wall hexsides read from the artwork (a band of the wall's colours with its stones along the hexside),
+#: each looked at; and hexsides beside them that carry none
+WALLS = {"bdST": ["H13-H14", "H14-I14", "I15-J15", "P16-P17", "P17-P18", "N18-N19", "U15-V15", "HH16-II17"],
+         "bdCH": ["X9-X10", "Z10-AA10", "AA10-AA11"],
+         "bdLG": ["I20-J19", "I22-J21", "J21-K22", "K22-L22", "L22-M22", "M23-N23", "W26-X25", "LL41-MM42"]}
+NO_WALLS = {"bdST": ["H14-I15", "P17-Q17", "O17-O18"], "bdCH": ["Z10-AA11", "Y10-Z10"],
+            "bdLG": ["I20-J20", "J20-J21", "I21-J21", "FF31-GG31"]}
+
+
+@needs_st
+@pytest.mark.parametrize("board", ["bdST", "bdCH", "bdLG"])
+def test_b9_walls_read_from_the_artwork_are_on_the_map(board: str) -> None:
+    """The walls drawn on each KGP map (looked at) are wall hexsides of the imported map; the hexsides beside
+    them (a graveyard between two walled hexes, a road, a culvert's stone head) are none."""
+    if DATA is None or not (DATA / "boards" / board).exists():
+        pytest.skip(f"needs VASL's {board} archive")
+    m = kgp(board)
+    for name in WALLS[board]:
+        assert m.hexside(m.parse_hexside(name)).wall, name
+    for name in NO_WALLS[board]:
+        assert not m.hexside(m.parse_hexside(name)).wall, name
+    assert len({p for p in vasl.read_board(board).walls}) == {"bdST": 21, "bdCH": 3, "bdLG": 19}[board]
+
+
+@needs_lg
+def test_b9_2_lgi20_first_level_sees_lgk22_over_the_churchyard_wall(lg: Map) -> None:
+    """LgI20's 1st level (level 4) to the church LgK22 (level 3), range 3: the thread crosses LgJ21, whose
+    stone walls are drawn in the roof and road greys. A wall is a Half-Level obstacle (B9.2) and the one it
+    crosses, LgJ21-K22, is the target's own hexside, which never blocks: clear; no building at LgJ21."""
+    r = los(lg, lg.parse_location("I20/1"), lg.parse_location("K22"))
+    assert r.clear, r.explain()
+    assert "LgJ21" not in r.explain()
+
+
+@needs_lg
+def test_b9_2_a_la_gleize_wall_blocks_a_same_level_los(lg: Map) -> None:
+    """LgH22 to LgK21 (both level 3), range 3, crosses the wall LgI22-J21, a hexside of neither end's hex:
+    the Half-Level obstacle blocks a LOS between Locations at its own base level (B9.2)."""
+    r = los(lg, lg.parse_location("H22"), lg.parse_location("K21"))
+    assert not r.clear
+    assert "wall" in r.explain() and "LgI22-J21" in r.explain()
+
+
+@needs_st
+@pytest.mark.parametrize("board, frm, to", [
+    ("bdLG", "J21", "K22"),  # into the church: COT 2 (B23.41) and the wall +1
+    ("bdLG", "W26", "X25"),
+    ("bdST", "P17", "P18"),
+    ("bdCH", "Z10", "AA10"),
+])
+def test_b9_4_crossing_a_kgp_wall_costs_infantry_one_more_mf(board: str, frm: str, to: str) -> None:
+    """B9.4: Infantry crossing a wall hexside pays +1 MF over the cost of the hex it enters."""
+    if DATA is None or not (DATA / "boards" / board).exists():
+        pytest.skip(f"needs VASL's {board} archive")
+    m = kgp(board)
+    r = move_cost(m, "infantry", m.prefix + frm, m.prefix + to)
+    assert r.allowed
+    wall = [i for i in r.items if i.rule == "B9.4"]
+    assert [i.amount for i in wall] == [1] and "wall" in wall[0].why, r.explain()
+    assert r.cost == sum(i.amount for i in r.items)
+
+
+@needs_lg
+def test_b9_3_a_target_behind_a_la_gleize_wall_has_its_tem(lg: Map) -> None:
+    """B9.3: LgJ21 fired on from LgK22 across the wall LgJ21-K22: +2 TEM; from LgJ22 (no wall between) Open
+    Ground, none."""
+    from asl_terrain.effects import tem
+
+    behind = tem(lg, lg.parse_location("J21"), [lg.parse_location("K22")])
+    assert [(i.amount, i.rule) for i in behind.tem_items] == [(2, "B9.3")], behind.explain()
+    open_ = tem(lg, lg.parse_location("J21"), [lg.parse_location("J22")])
+    assert not open_.tem_items, open_.explain()
