@@ -619,11 +619,13 @@ def test_b9_2_lgi20_first_level_sees_lgk22_over_the_churchyard_wall(lg: Map) -> 
 
 @needs_lg
 def test_b9_2_a_la_gleize_wall_blocks_a_same_level_los(lg: Map) -> None:
-    """LgH22 to LgK21 (both level 3), range 3, crosses the wall LgI22-J21, a hexside of neither end's hex:
-    the Half-Level obstacle blocks a LOS between Locations at its own base level (B9.2)."""
-    r = los(lg, lg.parse_location("H22"), lg.parse_location("K21"))
+    """LgI21 to LgL22 (both level 3), range 3: the first thing the thread meets is the churchyard wall
+    LgJ21-K22, a hexside of neither end's hex; a Half-Level obstacle blocks a LOS between Locations at its
+    own base level (B9.2)."""
+    r = los(lg, lg.parse_location("I21"), lg.parse_location("L22"))
     assert not r.clear
-    assert "wall" in r.explain() and "LgI22-J21" in r.explain()
+    assert r.blocked_by is not None and r.blocked_by.rule == "B9.2", r.explain()
+    assert "wall" in r.blocked_by.terrain and "LgJ21-K22" in r.explain()
 
 
 @needs_st
