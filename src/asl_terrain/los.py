@@ -2681,22 +2681,32 @@ def los_verdicts(m: Map, pairs: Iterable[tuple[Location, Location]], *, chart: C
     """
     tab = _resolve(m, chart, conditions)
     end = tab.end
-    dist = tab.dist
+    stride, c0, r0 = tab.stride, tab.c0, tab.r0
+
+    def cube(i: int) -> tuple[int, int]:  # as _Tables.dist, kept per end: the range is then three subtractions
+        c, r = divmod(i, stride)
+        c += c0
+        return c, r + r0 - ((c - (c & 1)) >> 1)
+
     last_a: Location | None = None
     A: _End | None = None
-    targets: dict[int, tuple[Location, _End]] = {}  # by identity: a table asks for the same objects again
+    qa = ra = 0
+    targets: dict[int, tuple[Location, _End, int, int]] = {}  # by identity: a table asks for the same objects again
     for a, b in pairs:
         if a is not last_a:
             last_a, A = a, end(a)
+            qa, ra = cube(A.idx)
         got = targets.get(id(b))
         if got is None or got[0] is not b:
             if len(targets) > 100_000:
                 targets.clear()
-            got = targets[id(b)] = (b, end(b))
+            B = end(b)
+            got = targets[id(b)] = (b, B, *cube(B.idx))
         B = got[1]
         assert A is not None
         out = _decide(tab, A, B, (False, False), False)[0]
-        yield out.clear, out.drm, out.blind, dist(A.idx, B.idx)
+        dq, dr = qa - got[2], ra - got[3]
+        yield out.clear, out.drm, out.blind, max(abs(dq), abs(dr), abs(dq + dr))
 
 
 def viewshed_targets(m: Map, a: Location, level: int | None = None) -> list[Location]:
