@@ -26,6 +26,10 @@ Tag = Literal["S", "V", "R", "U"]
 #: a cost: a number of MF/MP, or "ALL" (all of them), or "NA" (not allowed)
 Cost = Fraction | Literal["ALL", "NA"]
 
+#: the weathers the map format and the chart name (map-format.md [conditions])
+Weather = Literal["clear", "rain", "snow", "deep-snow", "mud"]
+WEATHERS: tuple[Weather, ...] = ("clear", "rain", "snow", "deep-snow", "mud")
+
 UNIT_CLASSES_MF = ("infantry", "cavalry", "wagon")
 UNIT_CLASSES_MP = ("motorcycle", "armored-car", "fully-tracked", "half-track", "truck")
 
@@ -419,7 +423,6 @@ _ROLES_WITH_HEIGHT = ("obstacle", "orchard", "half-level")
 _COST_GROUPS = ("mf", "mp", "mp_buttoned_up")
 _GROUPS = ("mf", "mp", "mp_buttoned_up", "los", "tem")
 _TABLES = ("schema", "terrain", "hexside", "building_height", "param", "judgment")
-_WEATHER = ("clear", "rain", "snow", "deep-snow", "mud")
 _DEPTHS = ("dry", "shallow", "deep", "flooded")
 #: string judgments the engines read with more than one reading; any other string judgment has one reading
 _CHOICES: dict[str, tuple[str, ...]] = {
@@ -565,8 +568,8 @@ def validate_chart_document(doc: dict[str, Any], base: dict[str, Any]) -> list[s
     elif isinstance(doc["schema"], bool) or doc["schema"] != 1:
         problems.append(f"schema: expected 1, got {_show_got(doc['schema'])}")
     terrain_names = tuple(base.get("terrain", {})) + ("water-obstacle",)
-    vocab_of = {"road_bonus_units": UNIT_CLASSES_MF + UNIT_CLASSES_MP, "road_bonus_lost_weather": _WEATHER,
-                "elevation_change_weather": _WEATHER, "frigid_water_depths": _DEPTHS}
+    vocab_of = {"road_bonus_units": UNIT_CLASSES_MF + UNIT_CLASSES_MP, "road_bonus_lost_weather": WEATHERS,
+                "elevation_change_weather": WEATHERS, "frigid_water_depths": _DEPTHS}
     for table in _TABLES[1:]:
         if table not in doc:
             problems.append(f"{table}: required table is missing")

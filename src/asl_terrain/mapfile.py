@@ -19,6 +19,7 @@ from typing import Annotated, Any, Literal, Union
 from pydantic import BaseModel, ConfigDict, Field, Strict, TypeAdapter, ValidationError, field_validator
 
 from . import limits
+from .chart import Weather
 from .errors import AslTerrainError, MapError
 from .grid import Grid, Hex, Hexside, Vertex, column_index, column_label, parse_hex_name
 
@@ -30,7 +31,6 @@ Terrain = Literal[
 ]
 BuildingType = Literal["single-story-house", "two-story-house", "single-hex-two-story-house", "multi-level"]
 StreamDepth = Literal["dry", "shallow", "deep", "flooded"]
-Weather = Literal["clear", "rain", "snow", "deep-snow", "mud"]
 
 #: terrain that may carry ``stream`` (P4.1: stream-woods, stream-brush, stream-orchard; plain stream hexes)
 STREAM_TERRAIN = frozenset({"open", "woods", "pine-woods", "brush", "orchard"})

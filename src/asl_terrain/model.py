@@ -59,10 +59,11 @@ class Conditions:
         try:
             m = ConditionsModel.model_validate(merged)
         except ValidationError as e:
+            from .chart import WEATHERS
             from .errors import QueryError
 
-            raise QueryError(f"conditions: {e.errors()[0]['msg']}; expected month 1-12, weather one of clear, "
-                             "rain, snow, deep-snow, mud, frigid true/false, ssr a list of SSR switches") from None
+            raise QueryError(f"conditions: {e.errors()[0]['msg']}; expected month 1-12, weather one of "
+                             f"{', '.join(WEATHERS)}, frigid true/false, ssr a list of SSR switches") from None
         try:
             switches = ssr.checked(m.ssr, "conditions.ssr")
         except MapError as e:

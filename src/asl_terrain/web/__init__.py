@@ -37,7 +37,7 @@ from starlette.routing import Route
 from ..ask import HANDLERS, QueryFileError, answer_all, parse_queries
 from ..ask.whatif import counter_to_json
 from .. import limits
-from ..chart import Chart, default_chart
+from ..chart import WEATHERS, Chart, default_chart
 from ..grid import Hex, to_pixel
 from ..model import Location, Map
 
@@ -57,7 +57,6 @@ _STATIC_TYPES = {".html": "text/html; charset=utf-8", ".js": "text/javascript; c
                  ".css": "text/css; charset=utf-8", ".png": "image/png", ".svg": "image/svg+xml"}
 _UNITS = ("infantry", "cavalry", "wagon", "vehicle", "half-track", "armored-car", "truck", "motorcycle")
 """Unit choices of the page; a vehicle class stands for ``{"type": "vehicle", "class": ...}`` (queries.md)."""
-_WEATHER = ("clear", "rain", "snow", "deep-snow", "mud")
 _NO_STORE = {"cache-control": "no-store"}
 
 
@@ -123,7 +122,7 @@ def map_description(m: Map) -> dict[str, Any]:
         "hexes": hexes, "boards": boards,
         "counters": [counter_to_json(m, k) for k in m.counters], "units": units,
         "conditions": {"month": c.month, "weather": c.weather, "frigid": c.frigid, "ssr": list(c.ssr)},
-        "choices": {"kinds": sorted(HANDLERS), "units": list(_UNITS), "weather": list(_WEATHER),
+        "choices": {"kinds": sorted(HANDLERS), "units": list(_UNITS), "weather": list(WEATHERS),
                     "attacks": list(ATTACKS), "setup_items": list(SETUP_ITEMS),
                     "ssr": [{"name": w.name, "rule": w.rule, "says": w.says} for w in ssr.SWITCHES.values()]},
     }
