@@ -275,7 +275,7 @@ LIVE: list[tuple[str, str, str, Callable[[Chart], Any]]] = [
     ("judgment", "orchard_same_base_level", "false", _los(ORCHARD_UP_SLOPE, "B2", "B5")),
     ("judgment", "orchard_out_of_season_los", "\"each\"", _los(OUT_OF_SEASON, "C1", "C6")),
     ("judgment", "wall_vertex_both_sides", "false", _los(LONE_WALL, "C5", "B9")),
-    ("judgment", "bocage_along_hexspine", "\"blocks\"",
+    ("judgment", "bocage_along_hexspine", "\"hexspine-rule\"",
      _los(M(hexsides=[{"at": ["A5-B4"], "bocage": True}]), "A4", "B5")),
     ("judgment", "bocage_vertex", "\"both-sides\"",
      _los(M(hexsides=[{"at": ["C4-C5"], "bocage": True}], rows=[1, 9]), "A1", "E7")),

@@ -98,20 +98,20 @@ def test_b9_1_a_thread_through_a_bocage_vertex_is_blocked_by_the_charts_judgment
     assert los(bocage, bocage.parse_location("A1"), bocage.parse_location("E7"), chart=alt).clear
 
 
-def test_b9_2_bocage_along_a_hexspine_touching_both_ends_follows_the_hexspine_rule() -> None:
-    """A4 -> B5 runs exactly along the bocage A5-B4, whose hexspine touches both end hexes: by B9.2's rule for a
-    wall or hedge lying along a LOS (bocage is a hedge, B9.5) it is no obstacle; judgment.bocage_along_hexspine
-    = "blocks" (VASL's reading; B9.5x's own text was not found) makes it block."""
+def test_b9_52_bocage_along_a_hexspine_touching_both_ends_blocks() -> None:
+    """A4 -> B5 runs exactly along the bocage A5-B4, whose hexspine touches both end hexes. The chart's reading
+    (judgment.bocage_along_hexspine = "blocks", VASL's: B9.2's end-hex exemption is not bocage's, B9.52) blocks
+    it; "hexspine-rule" rules it as B9.2 rules a wall or hedge lying along a LOS: no obstacle."""
     from asl_terrain.chart import _bundled_document, _freeze, merge_chart_documents
 
     m = Map.from_data({"format": "asl-terrain/1", "columns": ["A", "E"], "rows": [1, 6],
                        "hexside": [{"at": ["A5-B4"], "bocage": True}]})
-    blocks = _freeze(merge_chart_documents(_bundled_document(), {"judgment": {"bocage_along_hexspine": "blocks"}}),
-                     "<t>")
-    assert ruling(m, "A4", "B5").clear
-    r = los(m, m.parse_location("A4"), m.parse_location("B5"), chart=blocks)
+    r = ruling(m, "A4", "B5")
     assert not r.clear and r.blocked_by is not None and "run along" in r.blocked_by.terrain
     assert r.blocked_by.rule == "B9.52"
+    wall_rule = _freeze(merge_chart_documents(_bundled_document(),
+                                              {"judgment": {"bocage_along_hexspine": "hexspine-rule"}}), "<t>")
+    assert los(m, m.parse_location("A4"), m.parse_location("B5"), chart=wall_rule).clear
 
 
 def test_b9_5_bocage_tem_is_the_walls(bocage: Map) -> None:
@@ -421,12 +421,7 @@ def test_bd02_cliffs_are_carried() -> None:
 
 
 @pytest.mark.parametrize("board", [
-    "bd08", "bd10", "bd74", "bd13",
-    pytest.param("bdBFPF", marks=pytest.mark.xfail(
-        strict=True, reason="bdBFPF: just under 99 % of all pairs (above 97 % of VASL-clear ones): VASL blocks "
-                            "threads run along a bocage hexside touching both end hexes (bocage-vertex, B9.2's "
-                            "lengthwise rule kept for bocage: a judgment, B9.5x's text not found) and the bocage "
-                            "drawing grazed within a pixel or two (graze, A6.1)")),
+    "bd08", "bd10", "bd74", "bd13", "bdBFPF",
 ])
 def test_issue_11_agreement_on_the_new_boards(board: str) -> None:
     """At least 99 % of all pairs and 97 % of the pairs VASL sees as clear (a third of the pairs, every
