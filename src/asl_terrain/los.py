@@ -955,6 +955,8 @@ class _Tables:
         self.wall_hex: list[bool] | _Sparse = _Sparse(False) if self.sparse else [False] * self.n
         for ia, ib in [*self.walls, *self.rowhouse]:
             self.wall_hex[ia] = self.wall_hex[ib] = True
+        self.walled = {*self.walls, *self.rowhouse}  # the hexsides with a wall, hedge, bocage or rowhouse wall
+        self.bocage = [k for k, w in self.walls.items() if w.full]  # B9.52
 
     # -- indices
     def idx(self, h: Hex) -> int:
@@ -1633,13 +1635,15 @@ class _Los(NamedTuple):
 _R = TypeVar("_R", bound=Callable[..., Any])
 
 
-def _reads(*tables: str) -> Callable[[_R], _R]:
+def _reads(*tables: str, entrenched: bool = False) -> Callable[[_R], _R]:
     """Marks a rule that can answer only on a map whose tables named here are not empty (its walls, its
-    roadblock segments, ...): a map's :class:`_Rulebook` leaves the rule out elsewhere, so the pairs of a
-    board without walls ask no wall rule."""
+    roadblock segments, a judgment call's reading, ...): a map's :class:`_Rulebook` leaves the rule out
+    elsewhere, so the pairs of a board without walls ask no wall rule. ``entrenched``: a rule that answers
+    only for an entrenched end, asked only then."""
 
     def mark(rule: _R) -> _R:
         rule.reads = tables  # type: ignore[attr-defined]
+        rule.entrenched_only = entrenched  # type: ignore[attr-defined]
         return rule
 
     return mark
@@ -1896,7 +1900,7 @@ def bocage_blocks(L: _Los, w: _Wall, key: tuple[int, int], t: float, how: str = 
     return None
 
 
-@_reads("walls")
+@_reads("bocage")
 def bocage_crossed(L: _Los, key: tuple[int, int], t: float) -> _Block | Literal[False] | None:
     """B9.52 for a bocage hexside crossed (:func:`bocage_blocks`); a hexside of the firer's or target's own
     hex is none (B9.2)."""
@@ -1919,7 +1923,7 @@ def wall_crossed(L: _Los, key: tuple[int, int], t: float) -> _Block | Literal[Fa
     return _Block(t, None, w.hexside, f"{w.what} (Half-Level obstacle)", w.rule)
 
 
-@_reads("walls")
+@_reads("bocage")
 def bocage_run_along(L: _Los, key: tuple[int, int], t: float) -> _Block | Literal[False] | None:
     """B9.52 for a bocage hexside the thread runs along lengthwise, where it counts (:func:`_along_wall_counts`,
     B9.2)."""
@@ -1975,14 +1979,15 @@ def _wall_at(L: _Los, c: tuple[Any, ...], base: int, j: int) -> _Wall | None:
     hexside of the firer's or target's own hex (B9.2)."""
     a, b = base + c[j], base + c[j + 1]
     w = L.tab.walls.get((a, b))
-    if w is None or _own_hexside(L, (a, b)):
+    ia, ib = L.A.idx, L.B.idx
+    if w is None or a == ia or a == ib or b == ia or b == ib:
         return None
     if w.top <= L.shi and not (w.full and w.top >= L.hi):
         return None
     return w
 
 
-@_reads("walls")
+@_reads("bocage", "bocage_vertex_blocks")
 def bocage_touched_at_its_end_vertex(L: _Los, c: tuple[Any, ...], base: int) -> _Block | None:
     """B9.1 (judgment.bocage_vertex "vertices-included"): a bocage hexside includes its vertices, so a thread
     through one of its end vertices is blocked as by a hedge there."""
@@ -2283,7 +2288,7 @@ def _walk(L: _Los, contacts: Iterable[tuple[Any, ...]], base: int, dep: dict[int
     floor = min(slo, lo)
     ia, ib = L.A.idx, L.B.idx
     dep_interior, dep_boundary = reader.interior, reader.boundary
-    recs_in, wall_hex, block_at = tab.recs_in, tab.wall_hex, tab.block_at
+    recs_in, wall_hex, walled, block_at = tab.recs_in, tab.wall_hex, tab.walled, tab.block_at
     vertex_any = not tab.wall_vertex_both_sides  # then any one wall at a vertex may block
     obstacle_rules, hindrance_rule = _OBSTACLE_RULES_BY_KIND, _HINDRANCE_RULE_BY_KIND
     crossed, run_along, vertex_rules = tab.book.crossed, tab.book.run_along, tab.book.vertex
@@ -2302,14 +2307,14 @@ def _walk(L: _Los, contacts: Iterable[tuple[Any, ...]], base: int, dep: dict[int
             else:
                 rec = recs_in[idx] if dep is not None and n in dep else dep_interior(idx, c[1], c[2])
         elif k == _X:
-            if wall_hex[base + c[3]]:
-                b = _first_block(crossed, L, (base + c[3], base + c[4]), c[1])
+            if wall_hex[base + c[3]] and (key := (base + c[3], base + c[4])) in walled:
+                b = _first_block(crossed, L, key, c[1])
                 if b is not None:
                     return b
             continue
         elif k == _A:
             ha, hb = base + c[3], base + c[4]
-            if wall_hex[ha]:
+            if wall_hex[ha] and (ha, hb) in walled:
                 b = _first_block(run_along, L, (ha, hb), c[1])
                 if b is not None:
                     return b
@@ -2423,7 +2428,7 @@ def narrow_street_roadblock(L: _Los) -> _Block | None:
     return first
 
 
-@_reads("walls")
+@_reads("walls", entrenched=True)
 def wall_beside_an_entrenched_unit(L: _Los) -> _Block | None:
     """B9.21 (kept by P2.3): an entrenched unit beside a wall or hedge of its own hex sees, and is seen,
     across that hexside only from an ADJACENT Location or a higher one: a LOS leaving (entering) its hex
@@ -2455,15 +2460,18 @@ class _Rulebook:
     run_along: tuple[_HexsideRule, ...]
     vertex: tuple[Callable[[_Los, tuple[Any, ...], int], _Block | None], ...]
     off_the_grid: tuple[Callable[[_Los], _Block | None], ...]
-    clear_los: tuple[Callable[[_Los], _Block | None], ...]
+    clear_los: tuple[Callable[[_Los], _Block | None], ...]            # for a LOS with an entrenched end
+    clear_los_plain: tuple[Callable[[_Los], _Block | None], ...]      # less the rules of entrenched ends
 
     @staticmethod
     def of(tab: _Tables) -> _Rulebook:
         def active(rules: tuple[_R, ...]) -> tuple[_R, ...]:
             return tuple(r for r in rules if all(getattr(tab, t) for t in getattr(r, "reads", ())))
 
+        clear = active(_CLEAR_LOS_RESTRICTIONS)
         return _Rulebook(active(_WITHOUT_A_THREAD), active(_HEXSIDE_CROSSED), active(_HEXSIDE_RUN_ALONG),
-                         active(_VERTEX_PASSED), active(_OFF_THE_GRID), active(_CLEAR_LOS_RESTRICTIONS))
+                         active(_VERTEX_PASSED), active(_OFF_THE_GRID), clear,
+                         tuple(r for r in clear if not getattr(r, "entrenched_only", False)))
 
 
 def _off_the_grid(L: _Los, out: _Outcome) -> None:
@@ -2477,10 +2485,10 @@ def _off_the_grid(L: _Los, out: _Outcome) -> None:
             out.drm = sum(h.drm for h in out.hinds)
 
 
-def _clear_los_restrictions(L: _Los, out: _Outcome) -> None:
+def _clear_los_restrictions(L: _Los, out: _Outcome, rules: tuple[Callable[[_Los], _Block | None], ...]) -> None:
     """The restrictions of a LOS found clear: the first that answers blocks it."""
     if out.clear:
-        for rule in L.tab.book.clear_los:
+        for rule in rules:
             b = rule(L)
             if b is not None:
                 out.blocked(b)
@@ -2531,8 +2539,9 @@ def _decide(tab: _Tables, A: _End, B: _End, entrenched: tuple[bool, bool], want_
         out.blocked(b)
     if book.off_the_grid:
         _off_the_grid(L, out)
-    if out.clear and book.clear_los:
-        _clear_los_restrictions(L, out)
+    restrictions = book.clear_los if entrenched[0] or entrenched[1] else book.clear_los_plain
+    if out.clear and restrictions:
+        _clear_los_restrictions(L, out, restrictions)
     borderline = False
     if want_borderline and dep is None:
         assert comp is not None and isinstance(contacts, tuple)  # the borderline test walks a compiled shape
