@@ -9,7 +9,6 @@ its hex the unit is at are made once and shared.
 
 from __future__ import annotations
 
-import functools
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
@@ -30,7 +29,8 @@ from .terrain import _ends, _hex_vertices, _hexsides_at, _other_end, bypass_hex,
 #: the search works on integer costs: every cost times this (halves and quarters, and more, are exact)
 SCALE = 5040
 
-#: one allowed move as the search sees it: (node id, scaled cost, keeps the road bonus, takes ALL, ruling)
+#: one allowed move as the search sees it: (node id, scaled cost, keeps the road bonus, takes ALL, ruling);
+#: the ruling's ``frm`` may be another Bypass position of the same hex (:func:`_edges`)
 Edge = tuple[int, int, bool, bool, MoveRuling]
 
 
@@ -75,7 +75,7 @@ class Tables:
         the first time the search needs them."""
         got = self.adj[u]
         if got is None:
-            moves = edges(self, self.nodes[u])  # made outside the lock: other threads search on
+            moves = _edges(self, self.nodes[u])  # made outside the lock: other threads search on
             with self.lock:
                 got = self.adj[u]
                 if got is None:
@@ -84,14 +84,15 @@ class Tables:
                     self.adj[u] = got
         return got
 
-    def shared(self, key: tuple[Any, ...], frm: Location, make: Callable[[], list[MoveRuling]]) -> list[MoveRuling]:
-        """The rulings ``make()`` gives for moves that do not depend on which Bypass position of its hex
-        ``frm`` is (``key`` names what they depend on): made once, then re-made from each such ``frm``."""
+    def shared(self, key: tuple[Any, ...], make: Callable[[], list[MoveRuling]]) -> list[MoveRuling]:
+        """The rulings ``make()`` gives for moves that do not depend on which Bypass position of its hex they
+        start from (``key`` names what they depend on), made once: their ``frm`` is the position that made
+        them (the search reads their cost, items and destination only; :func:`edges` sets ``frm``)."""
         rs = self._shared.get(key)
         if rs is None:
             rs = make()
             self._shared[key] = rs
-        return [r if r.frm is frm else replace(r, frm=frm) for r in rs]
+        return rs
 
     def bypassable(self, h: Hex) -> bool:
         """Whether hex ``h`` is on the map and may be bypassed off a Narrow Street: a woods or building hex
@@ -107,15 +108,12 @@ class Tables:
 
 def scaled(x: Fraction | None) -> int:
     """A cost as the search's integer (``SCALE`` per MF/MP), exact for the chart's halves and quarters."""
-    return 0 if x is None else _scaled(x)
-
-
-@functools.lru_cache(maxsize=4096)
-def _scaled(x: Fraction) -> int:
-    y = x * SCALE
-    if y.denominator != 1:
+    if x is None:
+        return 0
+    y, rest = divmod(x.numerator * SCALE, x.denominator)  # no Fraction arithmetic: this is per edge
+    if rest:
         raise QueryError(f"a movement cost of {x} is not a multiple of 1/{SCALE}; check the chart")
-    return int(y)
+    return y
 
 
 def _allowed(r: MoveRuling | Prohibition) -> list[MoveRuling]:
@@ -124,7 +122,14 @@ def _allowed(r: MoveRuling | Prohibition) -> list[MoveRuling]:
 
 
 def edges(t: Tables, node: Location) -> list[MoveRuling]:
-    """Every allowed move out of ``node``: the search's adjacency list."""
+    """Every allowed move out of ``node``: the search's adjacency list, each ruling from ``node``."""
+    return [r if r.frm is node else replace(r, frm=node) for r in _edges(t, node)]
+
+
+def _edges(t: Tables, node: Location) -> list[MoveRuling]:
+    """:func:`edges` as the search reads them: a move shared by the Bypass positions of a hex keeps the
+    position that made it as its ``frm`` (re-making 10,000 rulings for ``frm`` alone cost a tenth of a
+    layout's search)."""
     if node.is_bypass:
         out = _bypass_edges(t, node)
     elif node.level:
@@ -152,7 +157,7 @@ def _try_bypass(t: Tables, frm: Location, h: Hex, s: Hexside, v0: Vertex, out: l
     if shared_key is None or h == frm.hex:
         out.extend(_allowed(bypass_move(c, frm, h, s, v0, v)))
     else:
-        out.extend(t.shared(("bypass", *shared_key, h, s, v0), frm,
+        out.extend(t.shared(("bypass", *shared_key, h, s, v0),
                             lambda: _allowed(bypass_move(c, frm, h, s, v0, v))))
 
 
@@ -178,13 +183,13 @@ def _bypass_edges(t: Tables, node: Location) -> list[MoveRuling]:
             if can_crest and m.terrain(z).is_stream:
                 dests.append(Location(z, place="crest"))
             for dest in dests:
-                out.extend(t.shared(("entry", a, node.level, node.place, dest, ns), node,
+                out.extend(t.shared(("entry", a, node.level, node.place, dest, ns),
                                     partial(entry_rulings, c, node, dest, ns)))
             if c.has_ns or t.bypassable(z):
                 for s in _hexsides_at(z, v0):
                     _try_bypass(t, node, z, s, v0, out, shared_key=(a, node.level, node.place, ns))
     inside = Location(a)
-    out.extend(t.shared(("interior", a), node, lambda: [bypass_to_interior(c, node, inside)]))
+    out.extend(t.shared(("interior", a), lambda: [bypass_to_interior(c, node, inside)]))
     return out
 
 

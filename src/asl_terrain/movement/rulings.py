@@ -230,7 +230,15 @@ class ReachRuling:
     @property
     def paths(self) -> dict[str, list[str]]:
         """Canonical name -> one cheapest path, as names."""
-        return {r.location.text(self.prefix): [x.text(self.prefix) for x in r.path] for r in self.reached}
+        names: dict[int, str] = {}  # paths share their Locations: each is named once (by identity, no hashing)
+
+        def name(x: Location) -> str:
+            got = names.get(id(x))
+            if got is None:
+                got = names[id(x)] = x.text(self.prefix)
+            return got
+
+        return {name(r.location): [name(x) for x in r.path] for r in self.reached}
 
     def cost_of(self, loc: Location | str) -> Fraction | None:
         """The least cost of reaching ``loc`` (a Location or its canonical name), or None."""
