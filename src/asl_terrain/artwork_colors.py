@@ -529,7 +529,7 @@ class ColourBoard(BoardArchive):
         self._streets: dict[tuple[str, str], str] | None = None
         self._slopes: dict[tuple[str, str], str] | None = None
         self._derived: dict[Hex, Any] | None = None  # the derived hexes, for building levels and streams
-        self._walls: dict[tuple[str, str], str] = {}
+        self._walls: dict[tuple[str, str], str] | None = None  # read when asked, or by the pixel reading
 
     def image_bytes(self) -> bytes:
         """The picture as a GIF, shifted into the standard frame (unchanged when the shift is zero)."""
@@ -557,6 +557,14 @@ class ColourBoard(BoardArchive):
     @property
     def walls(self) -> dict[tuple[str, str], str]:
         """The wall hexsides (B9) read from the artwork (:func:`wall_hexsides`), each with how it was found."""
+        if self._walls is None:
+            kept = self._cached_sides("walls")
+            if kept is None:
+                idx, palette = self._picture()
+                kept = wall_hexsides(idx, palette, self.geometry, self.annotation.get("walls", {}),
+                                     self.annotation_source)
+                self._keep_sides("walls", kept)
+            self._walls = kept
         return dict(self._walls)
     @staticmethod
     def _sample(raster: np.ndarray, a: np.ndarray, b: np.ndarray, n: np.ndarray, ts: np.ndarray,
@@ -1174,8 +1182,9 @@ def read_colour_board(path: str | Path, table: TerrainTable | None = None,
             meta = _parse_board_metadata(z.read("BoardMetadata.xml"), f"{source}:BoardMetadata.xml")
         building_types = {**meta.building_types, **building_types}
     geometry = BoardGeometry(columns, rows, gw, gh)
-    walls = wall_hexsides(moved, palette, geometry, ann.get("walls", {}), ann_source)
-    if cached_rasters is None:
+    walls: dict[tuple[str, str], str] | None = None
+    if cached_rasters is None:  # the walls' pixels are part of the cached reading; else read when asked
+        walls = wall_hexsides(moved, palette, geometry, ann.get("walls", {}), ann_source)
         _apply_inherent(reading, geometry, table)
         _apply_building_types(reading, geometry, building_types, table)
         _apply_terrain_fixes(reading, geometry, ann.get("terrain_fix", []), table, ann_source)
@@ -1186,7 +1195,9 @@ def read_colour_board(path: str | Path, table: TerrainTable | None = None,
     for r in (reading.terrain, reading.elevation):
         r.setflags(write=False)
     board = ColourBoard(file, metadata, geometry, reading, members, grid, shift, ann, ann_source)
-    board._walls = walls
+    if walls is not None:
+        board._walls = walls
+        board._keep_sides("walls", walls)
     _CACHE[key] = board
     return board
 
