@@ -36,7 +36,7 @@ settings.load_profile("ci" if os.environ.get("CI") else "dev")
 # The all-pairs checks on the VASL boards and the KGP maps' artwork readings take most of the suite's time:
 # handed out first, they run beside the many quick tests instead of after them (xdist's workers collect
 # the same order, so the order is theirs too).
-_HEAVY_FIRST = ("test_vasl_check.py", "test_vasl_terrain.py", "test_artwork_colors.py", "test_kgp_maps.py",
+_HEAVY_FIRST = ("test_vasl_check.py", "test_los_history.py", "test_vasl_terrain.py", "test_artwork_colors.py", "test_kgp_maps.py",
                 "test_flip.py", "test_vsav.py")
 
 

@@ -610,7 +610,7 @@ class ArtworkDepiction:
         top = max(raster.decode(c)[1] for c in codes)
         obs: list[_Obs] = [_Obs(top * _Q, _CREST, f"level {top} ground", "B10.2", src, False)]
         hinds: list[_Hind] = []
-        for c in codes:
+        for c in sorted(codes):  # not the set's order: that is the first thread's pixel order (history)
             fid, elev = raster.decode(c)
             if fid >= self._wall_base:
                 wall = _drawn_wall_key(tab, i, fid - self._wall_base)
