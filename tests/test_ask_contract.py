@@ -288,7 +288,8 @@ def check_tca_change(a: dict[str, Any], m: Map, q: dict[str, Any] | None = None)
     assert is_num(a["failure_cost_mp"]) and a["failure_cost_mp"] in (0, 2)
     if q is not None:
         if a["required"]:  # P5.122: a failed dr costs two MP in the MPh only
-            assert a["failure_cost_mp"] == (2 if q.get("phase", "MPh") == "MPh" else 0)
+            # ask reads a null choice as its default: a null phase is the MPh
+            assert a["failure_cost_mp"] == (2 if (q.get("phase") or "MPh") == "MPh" else 0)
         if q.get("tca_offset") is not None:
             assert is_bool(a["non_stopped_allowed"])
 
