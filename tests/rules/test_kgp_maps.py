@@ -657,3 +657,20 @@ def test_b9_3_a_target_behind_a_la_gleize_wall_has_its_tem(lg: Map) -> None:
     assert [(i.amount, i.rule) for i in behind.tem_items] == [(2, "B9.3")], behind.explain()
     open_ = tem(lg, lg.parse_location("J21"), [lg.parse_location("J22")])
     assert not open_.tem_items, open_.explain()
+
+
+@needs_st
+def test_b18_the_stoumont_churchyard_is_graveyard_not_a_building() -> None:
+    """StH14 and StI15, the walled churchyard: their light-grey headstones are drawn in a roof grey, and no
+    building stands there. Read as Graveyard (the annotation's [[terrain_fix]]), not as Stone Building, so
+    the artwork LOS meets no building in them."""
+    from asl_terrain.artwork_colors import _hex_pixels
+
+    board = vasl.read_board("bdST")
+    table = vasl.load_terrain_table()
+    stone, grave = table.by_name("Stone Building").code, table.by_name("Graveyard").code
+    for name in ("H14", "I15"):
+        xs, ys = _hex_pixels(board.geometry, board.geometry.parse(name))
+        codes = board.terrain[xs, ys]
+        assert not (codes == stone).any(), name
+        assert (codes == grave).sum() > 500, name
