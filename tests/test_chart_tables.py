@@ -228,11 +228,10 @@ def test_changing_each_value_of_the_group_changes_a_ruling(table: str, key: str,
     assert dead == []
 
 
-@pytest.mark.parametrize("case", sorted(UNREAD))
-def test_an_unread_value_changes_no_ruling(case: str) -> None:
-    """Kept honest: once some rule reads one of these values, this fails and it leaves UNREAD."""
-    table, key, group, k = case.split(".")
-    assert not _live(case, _bundled_document()[table][key][group][k])
+def test_every_table_value_is_read() -> None:
+    """The chart is the whole truth (issue 10): no bundled table value is left unread by the rules. A value
+    that a rule stops reading must leave the chart (chart.RETIRED) rather than come back here."""
+    assert not UNREAD, sorted(UNREAD)
 
 
 #: the building of each [building_height] entry, in hex B2
