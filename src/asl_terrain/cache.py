@@ -17,7 +17,7 @@ import os
 import sys
 from functools import lru_cache
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 if TYPE_CHECKING:
     from hashlib import sha256
@@ -26,6 +26,8 @@ else:
         from _sha256 import sha256
     except ImportError:  # another Python (3.12 names it _sha2)
         from hashlib import sha256
+
+_T = TypeVar("_T")
 
 #: values of ASL_TERRAIN_CACHE that turn the cache off
 _OFF = ("0", "off", "none", "")
@@ -130,3 +132,29 @@ def write(kind: str, k: str, data: bytes, suffix: str = ".bin") -> None:
             raise
     except OSError:
         pass
+
+
+def read_object(kind: str, k: str, cls: type[_T]) -> _T | None:
+    """The ``cls`` pickled for ``k`` among ``kind``'s entries, or None (none stored, damaged, or another type:
+    the caller derives it again)."""
+    blob = read(kind, k, ".pickle")
+    if blob is None:
+        return None
+    import pickle  # only a command that finds an entry needs it
+
+    try:
+        got = pickle.loads(blob)
+    except Exception:
+        return None
+    return got if isinstance(got, cls) else None
+
+
+def write_object(kind: str, k: str, obj: object) -> None:
+    """Keep ``obj`` pickled for ``k``; an object holding something that cannot be pickled is not kept."""
+    import pickle
+
+    try:
+        blob = pickle.dumps(obj, protocol=pickle.HIGHEST_PROTOCOL)
+    except Exception:
+        return
+    write(kind, k, blob, ".pickle")

@@ -958,33 +958,18 @@ def _cache_key(p: Path, raw: bytes) -> str | None:
 
 
 def _from_cache(k: str, source: str) -> Map | None:
-    import pickle
-
     from . import cache
 
-    blob = cache.read("maps", k, ".pickle")
-    if blob is None:
-        return None
-    try:
-        m = pickle.loads(blob)
-    except Exception:  # a damaged entry is derived again (cache.py)
-        return None
-    if not isinstance(m, Map):
-        return None
-    m.source = source
+    m = cache.read_object("maps", k, Map)
+    if m is not None:
+        m.source = source
     return m
 
 
 def _to_cache(k: str, m: Map) -> None:
-    import pickle
-
     from . import cache
 
-    try:
-        blob = pickle.dumps(m, protocol=pickle.HIGHEST_PROTOCOL)
-    except Exception:  # a map holding something that cannot be kept is simply not kept
-        return
-    cache.write("maps", k, blob, ".pickle")
+    cache.write_object("maps", k, m)
 
 
 def _build(mf: MapFile, grid: Grid, source: str) -> Map:

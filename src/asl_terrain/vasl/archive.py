@@ -9,7 +9,6 @@ from __future__ import annotations
 import gzip
 import math
 import os
-import pickle
 import struct
 import xml.etree.ElementTree as ET
 import zipfile
@@ -427,22 +426,14 @@ def read_board(path: str | Path) -> BoardArchive:
     except OSError:
         k = None  # _read_board_file says what is wrong
     if k is not None:
-        blob = cache.read("boards", k, ".pickle")
-        if blob is not None:
-            try:
-                board = pickle.loads(blob)
-            except Exception:  # a damaged entry is read again (cache.py)
-                board = None
-            if isinstance(board, BoardArchive):
-                board.path = file
-                return board
+        kept = cache.read_object("boards", k, BoardArchive)
+        if kept is not None:
+            kept.path = file
+            return kept
     board = _read_board_file(file)
     # a board read from its artwork colours (the KGP maps) has its own cache, keyed by its annotations too
     if k is not None and type(board) is BoardArchive:
-        try:
-            cache.write("boards", k, pickle.dumps(board, protocol=pickle.HIGHEST_PROTOCOL), ".pickle")
-        except Exception:  # a board holding something that cannot be kept is not kept
-            pass
+        cache.write_object("boards", k, board)
     return board
 
 

@@ -3,7 +3,6 @@ rasters with its name, LOS category, height and flags, and the named colours of 
 
 from __future__ import annotations
 
-import pickle
 import re
 import xml.etree.ElementTree as ET
 from collections.abc import Iterator, Mapping
@@ -146,16 +145,11 @@ def load_terrain_table(path: str | Path | None = None) -> TerrainTable:
     # a table parsed before (the same bytes, by the same code) is read back from the user's cache: parsing the
     # XML is a tenth of a command on an imported board (start-up, issue 13)
     k = cache.key(raw, "vasl terrain table")
-    blob = cache.read("terrain-tables", k, ".pickle")
-    if blob is not None:
-        try:
-            got = pickle.loads(blob)
-        except Exception:  # a damaged entry is parsed again (cache.py)
-            got = None
-        if isinstance(got, TerrainTable):
-            return replace(got, source=str(file))
+    got = cache.read_object("terrain-tables", k, TerrainTable)
+    if got is not None:
+        return replace(got, source=str(file))
     table = _parse_terrain_table(raw, file)
-    cache.write("terrain-tables", k, pickle.dumps(table), ".pickle")
+    cache.write_object("terrain-tables", k, table)
     return table
 
 
