@@ -17,7 +17,7 @@ from ..model import Conditions, Location, Map, SharedCache
 from ..rulings import distinct, fmt
 from ..units import Unit
 from .context import Context
-from .graph import SCALE, Tables, edges, scaled
+from .graph import SCALE, Edge, Tables, edges, explain, scaled
 from .moves import move, with_vca
 from .names import as_allowance, as_unit, parse_location, parse_start, parse_step
 from .rulings import ONE, ZERO, MoveRuling, PathRuling, Reached, ReachRuling, Step
@@ -310,8 +310,7 @@ def _road_bonus_lost(m: Map, c: Context, rulings: Sequence[MoveRuling]) -> str:
     return "no road bonus"
 
 
-def _search(t: Tables, start: Location,
-            allowance: Fraction) -> tuple[dict[int, int], dict[int, tuple[int, MoveRuling]]]:
+def _search(t: Tables, start: Location, allowance: Fraction) -> tuple[dict[int, int], dict[int, tuple[int, Edge]]]:
     """Least costs over (Location, road-bonus-still-possible) nodes, with predecessors.
 
     A search node is ``2 * id + b``: the Location's id in the search mover's tables and whether the B3.4
@@ -325,25 +324,28 @@ def _search(t: Tables, start: Location,
     cut_b = scaled(allowance + c.parameters.road_bonus_mf.value) if c.bonus_unit else cut
     adjacency = t.adjacency
 
-    def successors(x: int, d: int) -> Iterator[tuple[int, int, MoveRuling]]:
+    def successors(x: int, d: int) -> Iterator[tuple[int, int, Edge]]:
         kept = x & 1  # the road bonus is still possible on the way here
-        for v, w, keeps, all_mf, r in adjacency(x >> 1):
+        for e in adjacency(x >> 1):
+            v, w, keeps, all_mf, _ = e
             if all_mf:
                 if d or not cut:
                     continue
                 w = cut
             if kept and keeps:
-                yield v + v + 1, w, r  # the cutoff, cut_b, is the search's own
+                yield v + v + 1, w, e  # the cutoff, cut_b, is the search's own
             elif d + w <= cut:
-                yield v + v, w, r
+                yield v + v, w, e
 
     return dijkstra(2 * t.node_id(start) + (1 if c.bonus_unit else 0), successors, cut_b)
 
 
-def _chain(x: int, pred: dict[int, tuple[int, MoveRuling]], nodes: list[Location],
-           chains: dict[int, tuple[Location, ...]], rules: list[str]) -> tuple[Location, ...]:
-    """The path to search node ``x`` (start first), built on the memoised paths of its predecessors; the
-    rules of each move met for the first time are added to ``rules``."""
+def _chain(t: Tables, x: int, pred: dict[int, tuple[int, Edge]], chains: dict[int, tuple[Location, ...]],
+           rules: list[str]) -> tuple[Location, ...]:
+    """The path to search node ``x`` (start first), built on the memoised paths of its predecessors; each
+    move met for the first time is ruled with names (:func:`.graph.explain`) and its items' rules are added
+    to ``rules``."""
+    nodes = t.nodes
     stack: list[int] = []
     y = x
     while y not in chains:
@@ -355,12 +357,11 @@ def _chain(x: int, pred: dict[int, tuple[int, MoveRuling]], nodes: list[Location
         y = p[0]
     base = chains[y]
     for z in reversed(stack):
-        rules.extend(i.rule for i in pred[z][1].items)
+        frm, e = pred[z]
+        rules.extend(i.rule for i in explain(t, nodes[frm >> 1], e[4]).items)
         base = (*base, nodes[z >> 1])
         chains[z] = base
     return chains[x]
-
-
 
 
 def reach(m: Map, unit: Unit | str | Mapping[str, Any] | None, start: Location | str, allowance: Any = None, *,
@@ -411,7 +412,7 @@ def _ruled_reach(c: Context, s: Location) -> ReachRuling:
     best: dict[str, tuple[int, int]] = {}
     # by cost, ties in the order this search found them (node ids depend on earlier queries' tables)
     for x, d in sorted(dist.items(), key=lambda kv: kv[1]):
-        name = search.c.n(nodes[x >> 1])
+        name = search.name(x >> 1)
         if name not in best:
             best[name] = (d, x)
     reached: list[Reached] = []
@@ -420,8 +421,8 @@ def _ruled_reach(c: Context, s: Location) -> ReachRuling:
     cut = scaled(c.allowance)
     for d, x in best.values():
         last = pred.get(x)
-        reached.append(Reached(nodes[x >> 1], Fraction(d, SCALE), _chain(x, pred, nodes, chains, rules), d > cut,
-                               bool(last is not None and last[1].all_mf)))
+        reached.append(Reached(nodes[x >> 1], Fraction(d, SCALE), _chain(search, x, pred, chains, rules), d > cut,
+                               bool(last is not None and last[1][3])))
     if any(r.road_bonus for r in reached):
         rules.append("B3.4")
     if len(reached) == 1:

@@ -9,7 +9,7 @@ cost for this unit's column).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from typing import Any
 
@@ -102,6 +102,8 @@ class Context:
     bonus_unit: bool
     _names: dict[object, str] = field(default_factory=dict)
     _costs: dict[str, tuple[Any, str, bool, str]] = field(default_factory=dict)
+    #: False for the search's deciding twin (:meth:`deciding`): it names nothing (every name is "")
+    naming: bool = True
 
     @classmethod
     def of(cls, m: Map, chart: Chart, cond: Conditions, unit: Unit, allowance: Fraction, dash: bool,
@@ -132,9 +134,18 @@ class Context:
         """The VBM cost per hexside, as a player writes it."""
         return fmt(self.vbm_full) if self.vbm_full is not None else ""
 
+    def deciding(self) -> Context:
+        """The same context naming nothing: the search weighs a move by its numbers (allowed, cost, road
+        bonus, ALL, destination) and rules the moves it returns again with names (:mod:`.graph`), so the
+        names of the tens of thousands of moves it weighs are never made."""
+        return replace(self, naming=False, _names={})
+
     # ------------------------------------------------------------------ names
     def n(self, x: Hex | Hexside | Location) -> str:
-        """The canonical name of a hex, hexside or Location, with the map's prefix (cached)."""
+        """The canonical name of a hex, hexside or Location, with the map's prefix (cached); "" in the
+        :meth:`deciding` twin."""
+        if not self.naming:
+            return ""
         got = self._names.get(x)
         if got is None:
             got = x.text(self.m.names) if isinstance(x, Location) else self.m.name_of(x)
@@ -143,7 +154,7 @@ class Context:
 
     def n_vertex(self, v: Vertex | None) -> str:
         """The canonical name of a vertex, with the map's prefix (cached)."""
-        if v is None:
+        if v is None or not self.naming:
             return ""
         got = self._names.get(v)
         if got is None:
