@@ -599,6 +599,29 @@ def test_oracle_reader_counts(boards: dict[str, vasl.BoardArchive]) -> None:
     assert errors[0].from_hex == "J10" and errors[0].reason.startswith("java.lang.NullPointerException")
 
 
+def test_oracle_reader_reads_each_kind_of_line(tmp_path: Path) -> None:
+    # a file written on Windows (CRLF), with an ERROR line, an empty line, a line without a reason and numbers
+    # past the small ones the reader looks up
+    f = tmp_path / "bdX.los.gz"
+    f.write_bytes(gzip.compress(b"A1 A2 false 0 1 \r\nA1 A5 true 0 4 Terrain_is_higher_(A6.2)\r\n\r\n"
+                                b"J10 J12 ERROR java.lang.NullPointerException at x\r\n"
+                                b"A1 GG10 false 120 130\r\nA2 A1 true 3 1 _Hindrance__total_ \r\n"))
+    assert list(vasl.read_oracle(f)) == [
+        vasl.OracleLine("A1", "A2", False, 0, 1, ""),
+        vasl.OracleLine("A1", "A5", True, 0, 4, "Terrain is higher (A6.2)"),
+        vasl.OracleLine("J10", "J12", None, 0, 2, "java.lang.NullPointerException at x"),
+        vasl.OracleLine("A1", "GG10", False, 120, 130, ""),
+        vasl.OracleLine("A2", "A1", True, 3, 1, "Hindrance  total"),
+    ]
+    bad = tmp_path / "bdY.los.gz"
+    bad.write_bytes(gzip.compress(b"A1 A2 false 0 1\nA1 A3 false x 2\n"))
+    with pytest.raises(MapError, match=r"bdY.los.gz:2: HINDRANCE and RANGE must be integers"):
+        list(vasl.read_oracle(bad))
+    bad.write_bytes(gzip.compress(b"A1 A2\n"))
+    with pytest.raises(MapError, match=r"bdY.los.gz:1: expected FROM TO BLOCKED"):
+        list(vasl.read_oracle(bad))
+
+
 @needs_vasl
 def test_oracle_hexes_reader() -> None:
     rows = vasl.read_oracle_hexes("bd01", VASL_DIR / "oracle")

@@ -55,6 +55,10 @@ def _oracle_file(board: str | Path | BoardArchive, suffix: str, oracle_dir: str 
     return file
 
 
+#: the hindrances and ranges a board's file writes, read by look-up (int() is most of a line's reading)
+_SMALL_INTS = {str(i): i for i in range(100)}
+
+
 def read_oracle(board: str | Path | BoardArchive, oracle_dir: str | Path | None = None) -> Iterator[OracleLine]:
     """Iterate over ``BOARD.los.gz``: one :class:`OracleLine` per ordered pair of hexes.
 
@@ -62,28 +66,43 @@ def read_oracle(board: str | Path | BoardArchive, oracle_dir: str | Path | None 
     :param oracle_dir: where the oracle files are; by default ``oracle/`` in :func:`vasl_data_dir`.
     """
     file = _oracle_file(board, ".los.gz", oracle_dir)
-    with gzip.open(file, "rt", encoding="utf-8") as f:
-        for number, line in enumerate(f, 1):
-            line = line.rstrip("\n")
-            if not line:
-                continue
+    with gzip.open(file, "rb") as f:
+        text = f.read().decode("utf-8")
+    if "\r" in text:  # the newlines a text-mode read translates
+        text = text.replace("\r\n", "\n").replace("\r", "\n")
+    # a board's file has about 120,000 lines and a handful of distinct reasons: each reason's text is
+    # cleaned once (reading is then a small part of a vasl-check, issue 13)
+    reasons: dict[str, str] = {}
+    ints = _SMALL_INTS
+    new = tuple.__new__  # OracleLine's fields without its Python-level __new__
+    for number, line in enumerate(text.split("\n"), 1):
+        if not line:
+            continue
+        rest = line.split(" ", 5)
+        if len(rest) < 3:
+            raise MapError(f"{file}:{number}: expected FROM TO BLOCKED HINDRANCE RANGE REASON, got {line!r}")
+        src, dst, verdict = rest[0], rest[1], rest[2]
+        if verdict == "ERROR":
+            a, b = _parse_hex(src), _parse_hex(dst)
             parts = line.split(" ", 3)
-            if len(parts) < 3:
-                raise MapError(f"{file}:{number}: expected FROM TO BLOCKED HINDRANCE RANGE REASON, got {line!r}")
-            src, dst, verdict = parts[0], parts[1], parts[2]
-            if verdict == "ERROR":
-                a, b = _parse_hex(src), _parse_hex(dst)
-                yield OracleLine(src, dst, None, 0, GridHex(*a).distance(GridHex(*b)), parts[3] if len(parts) > 3 else "")
-                continue
-            rest = line.split(" ", 5)
-            if len(rest) < 5 or verdict not in ("true", "false"):
-                raise MapError(f"{file}:{number}: expected FROM TO BLOCKED HINDRANCE RANGE REASON, got {line!r}")
+            yield OracleLine(src, dst, None, 0, GridHex(*a).distance(GridHex(*b)), parts[3] if len(parts) > 3 else "")
+            continue
+        if len(rest) < 5 or verdict not in ("true", "false"):
+            raise MapError(f"{file}:{number}: expected FROM TO BLOCKED HINDRANCE RANGE REASON, got {line!r}")
+        hindrance, rng = ints.get(rest[3]), ints.get(rest[4])
+        if hindrance is None or rng is None:
             try:
                 hindrance, rng = int(rest[3]), int(rest[4])
             except ValueError:
                 raise MapError(f"{file}:{number}: HINDRANCE and RANGE must be integers: {line!r}") from None
-            reason = rest[5].replace("_", " ").strip() if len(rest) > 5 else ""
-            yield OracleLine(src, dst, verdict == "true", hindrance, rng, reason)
+        if len(rest) > 5:
+            raw = rest[5]
+            reason = reasons.get(raw)
+            if reason is None:
+                reason = reasons[raw] = raw.replace("_", " ").strip()
+        else:
+            reason = ""
+        yield new(OracleLine, (src, dst, verdict == "true", hindrance, rng, reason))
 
 
 def read_oracle_hexes(board: str | Path | BoardArchive, oracle_dir: str | Path | None = None) -> list[OracleHex]:
