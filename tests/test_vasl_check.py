@@ -223,6 +223,28 @@ def test_cross_check_reports_progress_as_it_rules() -> None:
 
 
 @needs_vasl
+def test_cross_check_on_forked_workers_gives_the_same_figures() -> None:
+    """issue 13: ``jobs=2`` splits the pairs among forked workers (in chunks); the figures, the disagreements'
+    groups and their examples are those of one process, and progress still runs from 0 to every pair."""
+    import multiprocessing
+
+    from asl_terrain import crosscheck as C
+
+    if "fork" not in multiprocessing.get_all_start_methods():
+        pytest.skip("this system does not fork: jobs > 1 rules on one process")
+    m = imported("bd04")
+    one = C.cross_check(m, "bd04", limit=9000)
+    seen: list[tuple[int, int]] = []
+    two = C.cross_check(m, "bd04", limit=9000, jobs=2, progress=lambda d, t: seen.append((d, t)))
+    assert one.pairs > 4 * C._CHUNK  # several chunks, the first ruled here, the others by the workers
+    a, b = one.to_json(), two.to_json()
+    a.pop("seconds"), b.pop("seconds")
+    assert a == b and list(one.groups) == list(two.groups) and one.groups
+    n = two.pairs
+    assert seen[0] == (0, n) and seen[-1] == (n, n) and [d for d, _ in seen] == sorted(d for d, _ in seen)
+
+
+@needs_vasl
 def test_vasl_check_progress_bar_only_on_a_terminal(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """issue 13: the bar is drawn on stderr when it is a terminal, never on stdout."""
     import gzip

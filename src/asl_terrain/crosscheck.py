@@ -14,7 +14,7 @@ import math
 import re
 import time
 from collections import Counter
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -282,11 +282,57 @@ def _verdict(r: Any) -> str:
     return f"{bb.terrain} ({bb.rule})" if bb is not None else "blocked"
 
 
+#: the pairs a worker of ``jobs`` > 1 rules at a time (about 40 ms of work; progress is said per chunk)
+_CHUNK = 2000
+# a forked worker's map, Locations and oracle lines (the parent's, in its memory): set only in the workers
+_WORKER: dict[str, Any] = {}
+
+
+def _clears(m: Map, locs: dict[str, Location], lines: Sequence[Any], chart: Chart | None) -> bytes:
+    """Whether each line's pair is clear by the engine (1) or blocked (0)."""
+    pairs = ((locs[x.from_hex], locs[x.to_hex]) for x in lines)
+    return bytes(v[0] for v in los_verdicts(m, pairs, chart=chart))
+
+
+def _init_forked(m: Map, locs: dict[str, Location], lines: list[Any], chart: Chart | None) -> None:
+    _WORKER.update(m=m, locs=locs, lines=lines, chart=chart)
+
+
+def _work(start: int) -> tuple[int, bytes]:
+    w = _WORKER
+    return start, _clears(w["m"], w["locs"], w["lines"][start:start + _CHUNK], w["chart"])
+
+
+def _clears_forked(m: Map, locs: dict[str, Location], lines: list[Any], chart: Chart | None, jobs: int,
+                   progress: Callable[[int, int], None] | None) -> bytes:
+    """:func:`_clears` of every line, on ``jobs`` processes forked from this one: the first chunk is ruled
+    here, so that the LOS tables and artwork it builds are built once and shared by the workers."""
+    from concurrent.futures import ProcessPoolExecutor, as_completed
+    from multiprocessing import get_context
+
+    n = len(lines)
+    parts = {0: _clears(m, locs, lines[:_CHUNK], chart)}
+    done = len(parts[0])
+    if progress is not None:
+        progress(done, n)
+    with ProcessPoolExecutor(jobs, mp_context=get_context("fork"), initializer=_init_forked,
+                             initargs=(m, locs, lines, chart)) as pool:
+        for f in as_completed([pool.submit(_work, i) for i in range(_CHUNK, n, _CHUNK)]):
+            start, got = f.result()
+            parts[start] = got
+            done += len(got)
+            if progress is not None:
+                progress(done, n)
+    return b"".join(parts[i] for i in sorted(parts))
+
+
 def cross_check(m: Map, oracle: str, chart: Chart | None = None, *, examples: int = 8,
-                limit: int | None = None, every: int = 1,
+                limit: int | None = None, every: int = 1, jobs: int = 1,
                 progress: Callable[[int, int], None] | None = None) -> CrossCheck:
     """Run every ordered pair of ``oracle`` (VASL's ERROR and same-hex pairs left out) through the LOS
-    engine and compare blocked/clear; ``progress(done, total)`` is called as pairs are ruled.
+    engine and compare blocked/clear; ``progress(done, total)`` is called as pairs are ruled. ``jobs`` > 1
+    rules them on that many processes where the system forks (they share this one's map, tables and
+    artwork), else on this one; the result is the same.
 
     Each pair is ruled exactly as a user's plain ``los FROM TO`` is: from the base Location of one hex to
     the base Location of the other (on a bridge hex, the bridge, B6), which is what VASL's centre
@@ -328,12 +374,19 @@ def cross_check(m: Map, oracle: str, chart: Chart | None = None, *, examples: in
         todo.append(line)
     # the plain verdicts first (the engine's batch path), tallied by (VASL blocked, reason, agreed); the full
     # ruling only where VASL disagrees, after the tally
-    verdicts = los_verdicts(m, ((locs[x.from_hex], locs[x.to_hex]) for x in todo), chart=chart)
+    said = progress
+    clears: Iterable[Any]
+    if jobs > 1 and len(todo) > _CHUNK and "fork" in _start_methods():
+        if progress is not None:
+            progress(0, len(todo))
+        clears, said = _clears_forked(m, locs, todo, chart, jobs, progress), None
+    else:
+        clears = (v[0] for v in los_verdicts(m, ((locs[x.from_hex], locs[x.to_hex]) for x in todo), chart=chart))
     tally: dict[tuple[bool, str, bool], int] = {}
     wrong: list[Any] = []
-    for k, (line, (clear, _, _, _)) in enumerate(zip(todo, verdicts)):
-        if progress is not None and k % 2000 == 0:
-            progress(k, len(todo))
+    for k, (line, clear) in enumerate(zip(todo, clears)):
+        if said is not None and k % 2000 == 0:
+            said(k, len(todo))
         blocked = line.blocked
         ok = (not clear) == blocked
         key = (blocked, line.reason if blocked else "clear", ok)
@@ -366,6 +419,12 @@ def cross_check(m: Map, oracle: str, chart: Chart | None = None, *, examples: in
         progress(len(todo), len(todo))
     res.seconds = time.perf_counter() - start
     return res
+
+
+def _start_methods() -> list[str]:
+    import multiprocessing
+
+    return multiprocessing.get_all_start_methods()
 
 
 _OBSTACLE_REASONS = ("Terrain is higher", "Must have a height advantage", "blind hex", "Ground level is higher",

@@ -247,6 +247,8 @@ def vasl_check(
                                        "here."),
     pictures: bool = typer.Option(True, "--pictures/--no-pictures", help="Draw one example per group."),
     force: bool = typer.Option(False, "--force", help="Replace files of an earlier report in --out."),
+    jobs: int = typer.Option(0, "--jobs", "-j", min=0, help="Worker processes ruling the pairs (0: every core), "
+                             "where the system forks; the figures are the same."),
 ) -> None:
     """Compare the LOS engine with VASL's answers on every pair of an oracle file (blocked/clear).
 
@@ -267,7 +269,7 @@ def vasl_check(
     m = Map.load(map_file)
     chart = get_chart()
     with progress(f"vasl-check {oracle}", 0, "pairs") as update:
-        res = cross_check(m, oracle, chart, progress=update)
+        res = cross_check(m, oracle, chart, jobs=jobs or os.cpu_count() or 1, progress=update)
     console.print(f"[bold]{res.board}[/]: {res.pairs} pairs ({res.skipped_error} VASL ERROR and "
                   f"{res.skipped_same} same-hex pairs left out), {res.seconds:.1f} s")
     console.print(f"agreement: [bold]{100 * res.agreement:.2f} %[/]; on the {res.vasl_clear} pairs VASL sees as "
