@@ -792,3 +792,47 @@ def test_reach_with_nowhere_to_go_from_a_rooftop_names_its_rules() -> None:
     m = load_demo()
     r = reach(m, "infantry", m.parse_location("N11/rooftop"), 0)
     assert len(r.costs) == 1 and r.rules() and "B23.41" in r.rules()
+
+
+@PROP
+@given(random_maps(), st.sampled_from(UNITS), st.data())
+def test_property_the_search_weighs_moves_as_their_rulings_say(m: Map, unit: Any, data: Any) -> None:
+    """The search decides on numbers alone (movement.graph): every move it weighs out of every Location a
+    reach meets agrees with the same move ruled with names (allowed, cost, road bonus, ALL, the Location
+    entered, the items' rules), and no step in Bypass costs less than the floor the search leaves moves out
+    by. Its pruned search (moves into Locations already reached as cheaply, or beyond the allowance, never
+    weighed) finds the same costs and the same paths as the plain one that weighs every move."""
+    import importlib
+
+    api = importlib.import_module("asl_terrain.movement.api")
+    graph = importlib.import_module("asl_terrain.movement.graph")
+    bypass = importlib.import_module("asl_terrain.movement.bypass")
+    start = Location(data.draw(st.sampled_from(list(m.hexes()))))
+    allowance = F(data.draw(st.sampled_from([2, 4, 6, 16])))
+    try:
+        c = api._context(m, unit, allowance)
+    except QueryError:
+        return
+    t = api._search_tables(c)
+    dist, pred = api._search(t, start, allowance)
+    # fresh tables for the plain search, so that nothing the pruned one weighed is reused (node ids differ:
+    # nodes are compared by name, with "+" for the road bonus still possible)
+    t2 = graph.Tables(t.c)
+    plain_dist, plain_pred = api._search(t2, start, allowance, prune=False)
+
+    def named(tt: Any, x: int) -> str:
+        return tt.name(x >> 1) + "+" * (x & 1)
+
+    assert {named(t, x): d for x, d in dist.items()} == {named(t2, x): d for x, d in plain_dist.items()}
+    assert {named(t, x): (named(t, p), e[5]) for x, (p, e) in pred.items()} == \
+        {named(t2, x): (named(t2, p), e[5]) for x, (p, e) in plain_pred.items()}
+    floor = graph.scaled(bypass.bypass_floor(t.d))
+    for x in {x >> 1 for x in dist}:
+        frm = t.nodes[x]
+        for mv in t.moves(x):
+            for e in t.weigh(x, mv):
+                r = graph.explain(t, frm, e[4])
+                assert r.allowed and r.to == t.nodes[e[0]] and graph.scaled(r.cost) == e[1], (frm, r.explain())
+                assert (r.keeps_road_bonus, r.all_mf, tuple(i.rule for i in r.items)) == (e[2], e[3], e[5])
+                if mv.rule is bypass.bypass_move:
+                    assert e[1] >= floor == mv.floor, r.explain()

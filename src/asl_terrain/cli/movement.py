@@ -8,8 +8,11 @@ cost, the cheapest paths on request; render only draws.
 
 from __future__ import annotations
 
+import contextlib
+import gc
 import itertools
 import json
+from collections.abc import Iterator
 from fractions import Fraction
 from pathlib import Path
 from typing import Any, Optional
@@ -213,6 +216,29 @@ def reach_command(
     asl-terrain reach M13 --mf 4 -o reach.png        (the picture: each hex tinted and labelled with its cost)
     asl-terrain reach M5 --unit vehicle --limit 0    (every Location a 16-MP tank reaches from M5)
     """
+    with _one_shot():
+        _reach(args, unit, allowance, mf, mp, output, paths, size, limit, force, what_if)
+
+
+@contextlib.contextmanager
+def _one_shot() -> Iterator[None]:
+    """A command that loads a map, builds its search tables and prints: no cyclic garbage collection while it
+    runs, and what it built left out of later collections (gc.freeze). The map and the tables are tens of
+    thousands of acyclic objects that every collection would walk again (a quarter of ``reach`` on a
+    3-board layout, issue 13); the collector's state is restored, so a program calling the CLI keeps its own."""
+    was = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        gc.freeze()
+        if was:
+            gc.enable()
+
+
+def _reach(args: list[str], unit: str, allowance: float | None, mf: float | None, mp: float | None,
+           output: Path | None, paths: bool, size: float, limit: int, force: bool, what_if: WhatIf) -> None:
+    """The reach command's work (:func:`reach_command`)."""
     check_output(output, force, args)
     m, (frm,) = split_map(args, 1, "FROM")
     m = what_if.on(m)

@@ -17,7 +17,7 @@ from ..model import Conditions, Location, Map, SharedCache
 from ..rulings import distinct, fmt
 from ..units import Unit
 from .context import Context
-from .graph import SCALE, Edge, Tables, edges, explain, scaled
+from .graph import SCALE, Edge, Tables, edges, scaled
 from .moves import move, with_vca
 from .names import as_allowance, as_unit, parse_location, parse_start, parse_step
 from .rulings import ONE, ZERO, MoveRuling, PathRuling, Reached, ReachRuling, Step
@@ -310,41 +310,48 @@ def _road_bonus_lost(m: Map, c: Context, rulings: Sequence[MoveRuling]) -> str:
     return "no road bonus"
 
 
-def _search(t: Tables, start: Location, allowance: Fraction) -> tuple[dict[int, int], dict[int, tuple[int, Edge]]]:
+def _search(t: Tables, start: Location, allowance: Fraction,
+            prune: bool = True) -> tuple[dict[int, int], dict[int, tuple[int, Edge]]]:
     """Least costs over (Location, road-bonus-still-possible) nodes, with predecessors.
 
     A search node is ``2 * id + b``: the Location's id in the search mover's tables and whether the B3.4
     road bonus is still possible. The allowance is the cutoff, raised by the road bonus only for nodes that
     kept it; an ALL move is taken only as the first move, and costs the whole allowance (none when the
     allowance is 0). Costs are integers (``SCALE`` per MF/MP). The search itself (:func:`.search.dijkstra`)
-    knows none of this: :func:`successors` says which moves leave a node and what they cost.
+    knows none of this: :func:`successors` says which moves leave a node and what they cost, and weighs
+    (rules) a move only when it could reach its node more cheaply than the search already has, within the
+    allowance (``prune``; without it every move is weighed, the plain search the tests compare it with).
     """
     cut = scaled(allowance)
     c = t.c
     cut_b = scaled(allowance + c.parameters.road_bonus_mf.value) if c.bonus_unit else cut
-    adjacency = t.adjacency
+    moves, weigh = t.moves, t.weigh
 
-    def successors(x: int, d: int) -> Iterator[tuple[int, int, Edge]]:
-        kept = x & 1  # the road bonus is still possible on the way here
-        for e in adjacency(x >> 1):
-            v, w, keeps, all_mf, _ = e
-            if all_mf:
-                if d or not cut:
-                    continue
-                w = cut
-            if kept and keeps:
-                yield v + v + 1, w, e  # the cutoff, cut_b, is the search's own
-            elif d + w <= cut:
-                yield v + v, w, e
+    def successors(x: int, d: int, known: Mapping[int, int]) -> Iterator[tuple[int, int, Edge]]:
+        u, kept = x >> 1, x & 1  # kept: the road bonus is still possible on the way here
+        room = (cut_b if kept else cut) - d if prune else 1 << 62
+        for mv in moves(u):
+            y = mv.to + mv.to
+            if mv.floor > room or (prune and known.get(y, d + 1) <= d and (not kept or known.get(y + 1, d + 1) <= d)):
+                continue  # beyond the allowance, or entered as cheaply already: never weighed
+            for e in weigh(u, mv):
+                w, keeps, all_mf = e[1], e[2], e[3]
+                if all_mf:
+                    if d or not cut:
+                        continue
+                    w = cut
+                if kept and keeps:
+                    yield y + 1, w, e  # the cutoff, cut_b, is the search's own
+                elif d + w <= cut:
+                    yield y, w, e
 
     return dijkstra(2 * t.node_id(start) + (1 if c.bonus_unit else 0), successors, cut_b)
 
 
 def _chain(t: Tables, x: int, pred: dict[int, tuple[int, Edge]], chains: dict[int, tuple[Location, ...]],
            rules: list[str]) -> tuple[Location, ...]:
-    """The path to search node ``x`` (start first), built on the memoised paths of its predecessors; each
-    move met for the first time is ruled with names (:func:`.graph.explain`) and its items' rules are added
-    to ``rules``."""
+    """The path to search node ``x`` (start first), built on the memoised paths of its predecessors; the
+    items' rules of each move met for the first time are added to ``rules``."""
     nodes = t.nodes
     stack: list[int] = []
     y = x
@@ -357,8 +364,7 @@ def _chain(t: Tables, x: int, pred: dict[int, tuple[int, Edge]], chains: dict[in
         y = p[0]
     base = chains[y]
     for z in reversed(stack):
-        frm, e = pred[z]
-        rules.extend(i.rule for i in explain(t, nodes[frm >> 1], e[4]).items)
+        rules.extend(pred[z][1][5])
         base = (*base, nodes[z >> 1])
         chains[z] = base
     return chains[x]

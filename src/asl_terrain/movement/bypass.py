@@ -49,8 +49,9 @@ from .terrain import (
 class _Bypass(NamedTuple):
     """One step in Bypass as its rules read it: from ``frm``, along hexside ``s`` of hex ``h``, to vertex
     ``v``; whether ``s`` is a Narrow Street, whether the unit starts inside ``h`` itself (``own``), whether it
-    enters ``h``'s Bypass from another hex (``entering``, across the hexside between them), and whether a
-    roadblock lies on the Narrow Street."""
+    enters ``h``'s Bypass from another hex (``entering``, across the hexside between them), whether a
+    roadblock lies on the Narrow Street, and the hexside so crossed with what lies on it (``crossed``, None
+    when the step crosses none: several rules read it, so it is found once)."""
 
     c: Context
     frm: Location
@@ -61,15 +62,17 @@ class _Bypass(NamedTuple):
     own: bool
     entering: bool
     roadblock: bool
+    crossed: tuple[Hexside, HexsideTerrain] | None
 
 
-def _crossed(b: _Bypass) -> tuple[Hexside, HexsideTerrain] | None:
-    """The hexside crossed into Bypass of ``b.h`` from an adjacent hex (None when the step crosses none)."""
-    if not b.entering:
+def _crossed(c: Context, frm: Location, h: Hex, entering: bool) -> tuple[Hexside, HexsideTerrain] | None:
+    """The hexside crossed into Bypass of ``h`` from ``frm``'s hex and what lies on it (None when the step
+    crosses none)."""
+    if not entering:
         return None
-    x = b.frm.hex
-    hs = x.hexside(x.direction_to(b.h))
-    return hs, b.c.m.hexside(hs)
+    x = frm.hex
+    hs = x.hexside(x.direction_to(h))
+    return hs, c.m.hexside(hs)
 
 
 # ============================================================================================ prohibitions
@@ -149,7 +152,7 @@ def no_vbm_along_narrow_street_roadblock(b: _Bypass) -> Prohibition | None:
 def no_crossing_into_bypass(b: _Bypass) -> Prohibition | None:
     """Entering Bypass from an adjacent hex crosses the hexside between them: what forbids crossing it
     forbids the step (:data:`.entry.CROSSING_PROHIBITIONS`: P2.53, B29.4, the chart's hexside entries)."""
-    crossed = _crossed(b)
+    crossed = b.crossed
     return crossing_prohibition(b.c, *crossed) if crossed is not None else None
 
 
@@ -188,19 +191,40 @@ BYPASS_PROHIBITIONS: tuple[Callable[[_Bypass], Prohibition | None], ...] = (
 # ============================================================================================ costs
 
 
-def bypass_mf_or_vbm(b: _Bypass, items: list[Item]) -> list[Item]:
-    """One hexside of Bypass: Infantry and Cavalry the Bypass MF (A4.3, also along a Narrow Street, P5.11),
-    vehicles and Wagons VBM at twice the Open Ground cost (D2.3), half that along a Narrow Street (P5.11;
-    Wagons by judgment wagon_half_bypass)."""
-    c = b.c
-    along = f"along {c.n(b.s)} in {c.n(b.h)} to vertex {c.n_vertex(b.v)}"
+def bypass_rate(c: Context, ns: bool) -> tuple[Fraction, str, str]:
+    """One hexside of Bypass before anything is added, as (amount, what, rule): Infantry and Cavalry the
+    Bypass MF (A4.3, also along a Narrow Street, P5.11), vehicles and Wagons VBM at twice the Open Ground
+    cost (D2.3), half that along a Narrow Street ``ns`` (P5.11; Wagons by judgment wagon_half_bypass)."""
     if not c.k.vbm:
-        return [Item(c.parameters.bypass_mf.value, f"Bypass {along}", "A4.3")]
+        return c.parameters.bypass_mf.value, "Bypass", "A4.3"
     assert c.vbm_full is not None  # vbm_for_this_unit
-    if b.ns and (not c.k.wagon or c.judgment_calls.wagon_half_bypass.value):
-        return [Item(c.vbm_half, f"VBM {along}: half the normal {c.vbm_full_text} {c.k.units} on a Narrow Street",
-                     "P5.11")]
-    return [Item(c.vbm_full, f"VBM {along}", "D2.3")]
+    if ns and (not c.k.wagon or c.judgment_calls.wagon_half_bypass.value):
+        return c.vbm_half, "VBM", "P5.11"
+    return c.vbm_full, "VBM", "D2.3"
+
+
+def bypass_mf_or_vbm(b: _Bypass, items: list[Item]) -> list[Item]:
+    """One hexside of Bypass at its rate (:func:`bypass_rate`): the Bypass MF, or VBM (half along a Narrow
+    Street, P5.11)."""
+    c = b.c
+    v, what, rule = bypass_rate(c, b.ns)
+    along = f"along {c.n(b.s)} in {c.n(b.h)} to vertex {c.n_vertex(b.v)}"
+    if rule == "P5.11":
+        return [Item(v, f"VBM {along}: half the normal {c.vbm_full_text} {c.k.units} on a Narrow Street", rule)]
+    return [Item(v, f"{what} {along}", rule)]
+
+
+def bypass_floor(c: Context) -> Fraction:
+    """The least a step in Bypass can cost this unit, so that the search need not weigh one it cannot pay
+    for: the lesser :func:`bypass_rate` (along a Narrow Street only where the map has one), less the skis'
+    bonus for crossing a slope Down-Slope (P2.51); the other :data:`BYPASS_COSTS` add the chart's extras,
+    none below zero. Zero for a unit that may not use VBM (its every step is NA)."""
+    if c.k.vbm and c.vbm_full is None:
+        return ZERO
+    least = min(bypass_rate(c, ns)[0] for ns in ((False, True) if c.has_ns else (False,)))
+    if c.k.inf and c.unit.skis:
+        least -= c.parameters.skis_down_slope_bonus_mf.value
+    return max(least, ZERO)
 
 
 def bypass_smoke(b: _Bypass, items: list[Item]) -> list[Item]:
@@ -225,7 +249,7 @@ def bypass_entry_crossing(b: _Bypass, items: list[Item]) -> list[Item]:
     """Entering Bypass from an adjacent hex crosses the hexside between them (judgment
     bypass_entry_crosses_hexside): its climb (B10.4) and extras and slope (B9.4, P2.51, P2.52); and the
     vehicle/wreck penalty of the hex entered (D2.14)."""
-    crossed = _crossed(b)
+    crossed = b.crossed
     if crossed is None:
         return []
     c, (hs_x, hst_x) = b.c, crossed
@@ -268,7 +292,7 @@ def bypass_keeps_bonus(b: _Bypass) -> bool:
     c = b.c
     if not (b.ns and c.bonus_unit) or b.roadblock:
         return False
-    crossed = _crossed(b)
+    crossed = b.crossed
     if crossed is not None:
         hst_x = crossed[1]
         road_in = road_hexside_type(hst_x) is not None or (b.frm.is_bypass and bypass_ns(b.frm, c.m))
@@ -286,14 +310,14 @@ def bypass_move(c: Context, frm: Location, h: Hex, s: Hexside, v0: Vertex, v: Ve
     x = frm.hex
     own = x == h and not frm.is_bypass
     entering = not (frm.is_bypass and x == h) and not own
-    b = _Bypass(c, frm, h, s, v, ns, own, entering, ns and m.roadblock(s) is not None)
+    crossed = _crossed(c, frm, h, entering)
+    b = _Bypass(c, frm, h, s, v, ns, own, entering, ns and m.roadblock(s) is not None, crossed)
     no = first_prohibition(BYPASS_PROHIBITIONS, b)
     if no is not None:
         return no
     items: list[Item] = []
     for rule in BYPASS_COSTS:
         items.extend(rule(b, items))
-    crossed = _crossed(b)
     weather = crossed is not None and weather_flag(c, crossed[1], m.terrain(x), m.terrain(h))
     return c.ok(frm, Location(h, bypass=s, vertex=v), items, keeps=bypass_keeps_bonus(b), bypass=s,
                 weather=weather, notes=(P2_54_NOTE,) if weather else ())

@@ -4,7 +4,9 @@ the least-cost search (:mod:`.search`) reads them, built the first time the sear
 The search decides on numbers alone: a move is weighed by the rules' own functions asked in the context's
 :meth:`~.context.Context.deciding` twin, which names nothing, and the tables keep only what the search reads
 (destination, cost, road bonus, ALL) and how to ask the same rule again. Only the moves the search returns
-are ruled again with names (:func:`explain`): a few thousand, not the tens of thousands it weighs.
+are ruled again with names (:func:`explain`): a few thousand, not the tens of thousands it weighs. A move is
+weighed only when the search could take it (:class:`Move`): about half the moves out of a node lead where
+the search has already been as cheaply, and those are never ruled.
 
 The tables of one unit, map, chart, conditions and flags do not depend on the allowance (an ALL move costs
 the whole allowance, whatever it is, and the search applies the allowance as its cutoff), so every ``reach``
@@ -17,14 +19,13 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from functools import partial
 from fractions import Fraction
 from typing import Any
 
 from ..errors import QueryError
 from ..grid import Hex, Hexside, Vertex
 from ..model import Location
-from .bypass import bypass_move, bypass_to_interior
+from .bypass import bypass_floor, bypass_move, bypass_to_interior
 from .context import Context
 from .entry import entry_rulings
 from .levels import level_change
@@ -39,11 +40,36 @@ SCALE = 5040
 How = tuple[Callable[..., Any], tuple[Any, ...], int]
 
 #: one allowed move as the search sees it: (node id, scaled cost, keeps the road bonus, takes ALL, how it is
-#: ruled)
-Edge = tuple[int, int, bool, bool, How]
+#: ruled, its items' rules)
+Edge = tuple[int, int, bool, bool, How, tuple[str, ...]]
 
-#: one allowed move as the tables are built: its ruling in the deciding context (no names) and how it is ruled
-_Move = tuple[MoveRuling, How]
+#: one allowed move as it is weighed: its ruling in the deciding context (no names) and how it is ruled
+_Ruled = tuple[MoveRuling, How]
+
+#: a move out of a node as the builders below name it: the Location entered, the rule and what it is asked
+#: after the context and the Location left, and the key of a move the Bypass positions of a hex share (or None)
+_Way = tuple[Location, Callable[..., Any], tuple[Any, ...], "tuple[Any, ...] | None"]
+
+#: the rules whose moves cost at least a floor known before they are ruled (by the Tables' context)
+_FLOORS: dict[Callable[..., Any], Callable[[Context], Fraction]] = {bypass_move: bypass_floor}
+
+
+class Move:
+    """A move out of a node that the search may weigh: the node it enters, how it is ruled, the key of a move
+    shared by a hex's Bypass positions (or None), the least it can cost (scaled: a step in Bypass never costs
+    less than :func:`.bypass.bypass_floor`), and its edges once weighed (None until then; a move into a node
+    already reached as cheaply, or one the allowance cannot pay for, is never weighed)."""
+
+    __slots__ = ("to", "rule", "args", "key", "floor", "edges")
+
+    def __init__(self, to: int, rule: Callable[..., Any], args: tuple[Any, ...], key: tuple[Any, ...] | None,
+                 floor: int) -> None:
+        self.to = to
+        self.rule = rule
+        self.args = args
+        self.key = key
+        self.floor = floor
+        self.edges: list[Edge] | None = None
 
 
 @dataclass(eq=False)
@@ -61,14 +87,16 @@ class Tables:
     d: Context = field(init=False)
     ids: dict[Location, int] = field(default_factory=dict)
     nodes: list[Location] = field(default_factory=list)
-    adj: list[list[Edge] | None] = field(default_factory=list)
-    _shared: dict[tuple[Any, ...], list[_Move]] = field(default_factory=dict)
+    adj: list[list[Move] | None] = field(default_factory=list)
+    _shared: dict[tuple[Any, ...], list[Edge]] = field(default_factory=dict)
     _bypass_ok: dict[Hex, bool] = field(default_factory=dict)
     _names: dict[int, str] = field(default_factory=dict)
+    _floors: dict[Callable[..., Any], int] = field(default_factory=dict)
     lock: threading.Lock = field(default_factory=threading.Lock)
 
     def __post_init__(self) -> None:
         self.d = self.c.deciding()
+        self._floors = {rule: scaled(floor(self.d)) for rule, floor in _FLOORS.items()}
 
     def name(self, u: int) -> str:
         """The canonical name of node ``u``'s Location (cached)."""
@@ -95,29 +123,36 @@ class Tables:
             self.ids[loc] = i
         return i
 
-    def adjacency(self, u: int) -> list[Edge]:
-        """The allowed moves out of node ``u`` as (node, scaled cost, keeps road bonus, ALL, how it is ruled),
-        built the first time the search needs them."""
+    def moves(self, u: int) -> list[Move]:
+        """The moves out of node ``u`` that the rules could allow (not yet weighed), listed the first time the
+        search needs them."""
         got = self.adj[u]
         if got is None:
-            moves = _edges(self, self.nodes[u])  # made outside the lock: other threads search on
+            ways = _ways(self, self.nodes[u])  # made outside the lock: other threads search on
             with self.lock:
                 got = self.adj[u]
                 if got is None:
-                    got = [(self._new_id(r.to), scaled(r.cost), r.keeps_road_bonus, r.all_mf, how)
-                           for r, how in moves if r.to is not None]
+                    floors = self._floors
+                    got = [Move(self._new_id(to), rule, args, key, floors.get(rule, 0)) for to, rule, args, key in ways]
                     self.adj[u] = got
         return got
 
-    def shared(self, key: tuple[Any, ...], make: Callable[[], list[_Move]]) -> list[_Move]:
-        """The moves ``make()`` gives that do not depend on which Bypass position of its hex they start from
-        (``key`` names what they depend on), made once: their rulings' ``frm`` is the position that made
-        them (the search reads their numbers only; :func:`explain` rules them from the position asked)."""
-        rs = self._shared.get(key)
-        if rs is None:
-            rs = make()
-            self._shared[key] = rs
-        return rs
+    def weigh(self, u: int, mv: Move) -> list[Edge]:
+        """The allowed ways of move ``mv`` out of node ``u`` as (node, scaled cost, keeps road bonus, ALL, how
+        it is ruled, its items' rules), ruled the first time the search weighs it (a shared move once for all
+        who share it). Rule references are no names: the deciding context's rulings cite them as the
+        explaining one's do."""
+        got = mv.edges
+        if got is None:
+            got = self._shared.get(mv.key) if mv.key is not None else None
+            if got is None:
+                v = mv.to
+                got = [(v, scaled(r.cost), r.keeps_road_bonus, r.all_mf, how, tuple([i.rule for i in r.items]))
+                       for r, how in _ruled(self, self.nodes[u], mv.rule, *mv.args)]
+                if mv.key is not None:
+                    self._shared[mv.key] = got
+            mv.edges = got
+        return got
 
     def bypassable(self, h: Hex) -> bool:
         """Whether hex ``h`` is on the map and may be bypassed off a Narrow Street: a woods or building hex
@@ -141,7 +176,7 @@ def scaled(x: Fraction | None) -> int:
     return y
 
 
-def _ruled(t: Tables, frm: Location, rule: Callable[..., Any], *args: Any) -> list[_Move]:
+def _ruled(t: Tables, frm: Location, rule: Callable[..., Any], *args: Any) -> list[_Ruled]:
     """The allowed moves ``rule`` gives from ``frm`` in the deciding context (``rule(t.d, frm, *args)``: one
     ruling, a Prohibition, or a list of the ways of paying), each with how it is ruled again."""
     got = rule(t.d, frm, *args)
@@ -161,22 +196,27 @@ def explain(t: Tables, frm: Location, how: How) -> MoveRuling:
 
 def edges(t: Tables, node: Location) -> list[MoveRuling]:
     """Every allowed move out of ``node`` (the search's adjacency list), each ruled with names from ``node``."""
-    return [explain(t, node, how) for _, how in _edges(t, node)]
+    u = t.node_id(node)
+    return [explain(t, node, e[4]) for mv in t.moves(u) for e in t.weigh(u, mv)]
 
 
-def _edges(t: Tables, node: Location) -> list[_Move]:
-    """The allowed moves out of ``node`` as the search weighs them: a move shared by the Bypass positions of
-    a hex keeps the position that made it as its ruling's ``frm``."""
+def _ways(t: Tables, node: Location) -> list[_Way]:
+    """The moves out of ``node`` that the rules could allow, not yet ruled."""
     if node.is_bypass:
-        return _bypass_edges(t, node)
+        return _bypass_ways(t, node)
     if node.level:
-        return _upper_level_edges(t, node)
+        return _upper_level_ways(t, node)
     if node.place == "culvert":
-        return _culvert_edges(t, node)
-    return _ground_edges(t, node)
+        return _culvert_ways(t, node)
+    return _ground_ways(t, node)
 
 
-def _try_bypass(t: Tables, frm: Location, h: Hex, s: Hexside, v0: Vertex, out: list[_Move],
+def _way(to: Location, rule: Callable[..., Any]) -> _Way:
+    """The move into ``to`` ruled by ``rule(c, frm, to)``, shared by nobody."""
+    return (to, rule, (to,), None)
+
+
+def _try_bypass(t: Tables, frm: Location, h: Hex, s: Hexside, v0: Vertex, out: list[_Way],
                 shared_key: tuple[Any, ...] | None = None) -> None:
     """The Bypass move from ``frm`` along ``s`` in ``h`` starting at ``v0``, when the rules could allow it
     (cheap filters first: a woods or building hex not one's own, or a Narrow Street in the right hex)."""
@@ -189,20 +229,18 @@ def _try_bypass(t: Tables, frm: Location, h: Hex, s: Hexside, v0: Vertex, out: l
     elif not t.bypassable(h) or (h == frm.hex and not frm.is_bypass):
         return
     v = _other_end(s, v0)
-    if shared_key is None or h == frm.hex:
-        out.extend(_ruled(t, frm, bypass_move, h, s, v0, v))
-    else:
-        out.extend(t.shared(("bypass", *shared_key, h, s, v0), lambda: _ruled(t, frm, bypass_move, h, s, v0, v)))
+    key = None if shared_key is None or h == frm.hex else ("bypass", *shared_key, h, s, v0)
+    out.append((Location(h, bypass=s, vertex=v), bypass_move, (h, s, v0, v), key))
 
 
-def _bypass_edges(t: Tables, node: Location) -> list[_Move]:
+def _bypass_ways(t: Tables, node: Location) -> list[_Way]:
     """Out of a Bypass position at vertex v0 of hex a: on in Bypass along a's other hexside at v0, into the
     other hexes at v0 (their ground, Crest status), into Bypass of those hexes, and into a's own obstacle.
     Moves that do not depend on where in a the unit is are shared by a's Bypass positions."""
     c = t.d
     m = c.m
     a = node.hex
-    out: list[_Move] = []
+    out: list[_Way] = []
     ns = bypass_ns(node, m)
     can_crest = c.k.inf or c.k.cav
     starts = [node.vertex] if node.vertex is not None else list(_ends(node.bypass)) if node.bypass else []
@@ -217,51 +255,50 @@ def _bypass_edges(t: Tables, node: Location) -> list[_Move]:
             if can_crest and m.terrain(z).is_stream:
                 dests.append(Location(z, place="crest"))
             for dest in dests:
-                out.extend(t.shared(("entry", a, node.level, node.place, dest, ns),
-                                    partial(_ruled, t, node, entry_rulings, dest, ns)))
+                out.append((dest, entry_rulings, (dest, ns), ("entry", a, node.level, node.place, dest, ns)))
             if c.has_ns or t.bypassable(z):
                 for s in _hexsides_at(z, v0):
                     _try_bypass(t, node, z, s, v0, out, shared_key=(a, node.level, node.place, ns))
     inside = Location(a)
-    out.extend(t.shared(("interior", a), lambda: _ruled(t, node, bypass_to_interior, inside)))
+    out.append((inside, bypass_to_interior, (inside,), ("interior", a)))
     return out
 
 
-def _upper_level_edges(t: Tables, node: Location) -> list[_Move]:
+def _upper_level_ways(t: Tables, node: Location) -> list[_Way]:
     """Out of an upper building level: the same level of an adjacent hex of the same building, and the
     levels above and below by the stairwell (B23.42)."""
     c = t.d
     m = c.m
     a = node.hex
     ta = m.terrain(a)
-    out: list[_Move] = []
+    out: list[_Way] = []
     for b in m.neighbours(a):
         tb = m.terrain(b)
         if tb.is_building and tb.building_id is not None and tb.building_id == ta.building_id \
                 and node.level <= tb.building_levels:
-            out.extend(_ruled(t, node, entry_rulings, Location(b, node.level)))
+            out.append(_way(Location(b, node.level), entry_rulings))
     for lv in (node.level - 1, node.level + 1):
         if 0 <= lv <= ta.top_level:
             dest = Location(a, lv)
-            out.extend(_ruled(t, node, level_change, dest))
+            out.append(_way(dest, level_change))
     return out
 
 
-def _culvert_edges(t: Tables, node: Location) -> list[_Move]:
+def _culvert_ways(t: Tables, node: Location) -> list[_Way]:
     """Out of a Stream Culvert: INTO an adjacent stream hex, or into an adjacent culvert (P4.21)."""
     c = t.d
     m = c.m
-    out: list[_Move] = []
+    out: list[_Way] = []
     for b in m.neighbours(node.hex):
         tb = m.terrain(b)
         if tb.is_stream:
-            out.extend(_ruled(t, node, entry_rulings, Location(b)))
+            out.append(_way(Location(b), entry_rulings))
         if tb.culvert:
-            out.extend(_ruled(t, node, entry_rulings, Location(b, place="culvert")))
+            out.append(_way(Location(b, place="culvert"), entry_rulings))
     return out
 
 
-def _ground_edges(t: Tables, node: Location) -> list[_Move]:
+def _ground_ways(t: Tables, node: Location) -> list[_Way]:
     """Out of a ground Location, IN a stream or Crest status: into each adjacent hex (its ground, Crest
     status, its culvert), Crest status in this hex (B20.91), up the stairwell (B23.42), and into Bypass
     at each vertex of this hex: along the neighbours' hexsides, and along this hex's own Narrow Streets
@@ -271,20 +308,20 @@ def _ground_edges(t: Tables, node: Location) -> list[_Move]:
     a = node.hex
     ta = m.terrain(a)
     can_crest = c.k.inf or c.k.cav
-    out: list[_Move] = []
+    out: list[_Way] = []
     for b in m.neighbours(a):
         tb = m.terrain(b)
-        out.extend(_ruled(t, node, entry_rulings, Location(b)))
+        out.append(_way(Location(b), entry_rulings))
         if tb.is_stream and can_crest:
-            out.extend(_ruled(t, node, entry_rulings, Location(b, place="crest")))
+            out.append(_way(Location(b, place="crest"), entry_rulings))
         if tb.culvert and node.place == "" and ta.is_stream and c.k.inf:
-            out.extend(_ruled(t, node, entry_rulings, Location(b, place="culvert")))
+            out.append(_way(Location(b, place="culvert"), entry_rulings))
     if ta.is_stream and can_crest and ta.bridge is None:  # a bridge hex: Crest status not modelled
         dest = Location(a, place="" if node.place == "crest" else "crest")
-        out.extend(_ruled(t, node, level_change, dest))
+        out.append(_way(dest, level_change))
     if ta.is_building and ta.top_level and c.k.inf:
         dest = Location(a, 1)
-        out.extend(_ruled(t, node, level_change, dest))
+        out.append(_way(dest, level_change))
     for k, v0 in enumerate(_hex_vertices(a)):
         y1, y2 = (h for h in v0.hexes if h != a)
         if not (c.has_ns or t.bypassable(y1) or t.bypassable(y2)):
