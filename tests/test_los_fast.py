@@ -263,3 +263,107 @@ def test_fresh_tables_built_by_many_threads_at_once_give_the_serial_answers(wall
             assert all(got[k] == serial for k in range(4))
     finally:
         sys.setswitchinterval(old)
+
+
+# ------------------------------------------------------------------ borderline variants, as they are read
+
+
+def _eager_variants(tr: Trace, p: Any, q: Any, tol: float) -> tuple[list[Any], list[Any]] | None:
+    """The borderline variants as they were built before they were read lazily: each shifted walk whole,
+    its leading start-vertex hexes and trailing end-vertex hexes popped, then its contacts."""
+    got = L._nudged_variants(tr, p, q, tol)
+    if got is None:
+        return None
+    ax, ay = L._true(p)
+    bx, by = L._true(q)
+    ux, uy = bx - ax, by - ay
+    length = (ux * ux + uy * uy) ** 0.5
+    nx, ny = -uy / length, ux / length
+    first, last = L._end_hexes(tr, True), L._end_hexes(tr, False)
+    start_v = {(h.col, h.row) for t, v in tr.vertices if t == 0 for h in v.hexes}
+    end_v = {(h.col, h.row) for t, v in tr.vertices if t == 1 for h in v.hexes}
+    out = []
+    for sign in (1.0, -1.0):
+        d = tol * 1.000001 * sign
+        hexes = list(L._walk_float((ax + nx * d, ay + ny * d), (bx + nx * d, by + ny * d)))
+        while hexes and start_v and hexes[0] in start_v and hexes[0] not in first:
+            hexes.pop(0)
+        while hexes and end_v and hexes[-1] in end_v and hexes[-1] not in last:
+            hexes.pop()
+        cs: list[Any] = []
+        for k, rel in enumerate(hexes):
+            if k:
+                cs.append((L._X, 0.0, 0.0, min(hexes[k - 1], rel), max(hexes[k - 1], rel)))
+            cs.append((L._S, 0.0, 0.0, rel))
+        out.append(cs)
+    return out[0], out[1]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.integers(0, 5), st.integers(0, 1), st.integers(-40, 40), st.integers(-40, 40),
+       st.sampled_from([0.01, 0.05, 0.2]), st.booleans())
+def test_borderline_variants_read_lazily_are_the_whole_shifted_walks(kx: int, ky: int, dc: int, dr: int,
+                                                                     tol: float, vertex_end: bool) -> None:
+    """The variants worked out as a walk reads them are the whole shifted walks, trimmed at the end vertices
+    as before (centre dots and vertex ends)."""
+    p = Hex(kx, ky + 3).centre()
+    q = Hex(kx + dc, ky + 3 + dr).centre()
+    if vertex_end:
+        q = (q[0] + grid._VERTEX_STEP[dc % 6][0], q[1] + grid._VERTEX_STEP[dc % 6][1])
+    if p == q:
+        return
+    tr = grid.trace.__wrapped__(p, q)
+    lazy = L._nudged_variants(tr, p, q, tol)
+    eager = _eager_variants(tr, p, q, tol)
+    assert (lazy is None) == (eager is None)
+    if lazy is not None and eager is not None:
+        assert [list(lazy[0]), list(lazy[1])] == [eager[0], eager[1]]
+
+
+def test_unrolled_contacts_are_their_source_however_they_are_read() -> None:
+    """Walks that stop early, walks side by side and walks from several threads all read the source's
+    items in order, each worked out once."""
+    made: list[int] = []
+
+    def source() -> Any:
+        for i in range(1000):
+            made.append(i)
+            yield (L._S, 0.0, 0.0, i)
+
+    u = L._Unrolled(source())
+    want = [(L._S, 0.0, 0.0, i) for i in range(1000)]
+    assert [c for _, c in zip(range(10), u)] == want[:10]
+    assert len(made) < 100  # only as far as read (in small batches)
+    a, b = iter(u), iter(u)
+    assert [next(a), next(a), next(b)] == [want[0], want[1], want[0]]
+    got: dict[int, list[Any]] = {}
+    threads = [threading.Thread(target=lambda k=k: got.__setitem__(k, list(u))) for k in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert all(got[k] == want for k in range(4)) and list(u) == want and made == list(range(1000))
+
+
+def test_a_long_blocked_thread_works_out_only_the_start_of_its_borderline_variants() -> None:
+    """issue 13 (the first LOS on a big map): the thread is blocked three hexes out, so its borderline walks
+    stop there too; the variants of the rest of the thread are never worked out."""
+    m = Map.from_data({"format": "asl-terrain/1", "name": "long", "columns": ["A", "KK"], "rows": [1, 10],
+                       "hex": [{"at": ["C2"], "terrain": "woods"}],
+                       "hexside": [{"at": ["H5-H6"], "wall": True}]})
+    a, b = m.parse_location("A2"), m.parse_location("KK2")
+    r = L.los(m, a, b)
+    assert not r.clear and r.blocked_by is not None and r.blocked_by.hex == Hex.parse("C2")
+    tab = L._resolve(m, None, None)
+    comp, _ = tab.compiled(tab.end(a).point, tab.end(b).point)
+    assert comp.nudged is not None and len(comp.contacts) > 100
+    assert all(len(v._items) < 70 for v in comp.nudged)  # one batch each: the walks stopped at C2
+    eager = _eager_variants(grid.trace.__wrapped__(*_ends(comp)), *_ends(comp), comp.tol)
+    assert eager is not None and all(len(e) > 70 for e in eager)
+    assert [list(v) for v in comp.nudged] == [[(c[0], c[1], c[2], *(h[0] * comp.stride + h[1] for h in c[3:]))
+                                               for c in e] for e in eager]
+
+
+def _ends(comp: Any) -> tuple[Any, Any]:
+    kx, ky, dx, dy = comp.key
+    return (kx, ky), (kx + dx, ky + dy)

@@ -46,6 +46,7 @@ from collections.abc import Callable, Container, Iterable, Iterator, Mapping, Se
 from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from enum import IntEnum
+from itertools import islice
 from types import MappingProxyType
 from typing import Any, Literal, NamedTuple, Protocol, TypeAlias, TypeVar
 
@@ -1352,10 +1353,12 @@ def _true(pt: tuple[float, float]) -> tuple[float, float]:
     return (pt[0] / 2.0, pt[1] * _SQ3 / 2.0)
 
 
-def _nudged_variants(tr: Trace, p: Point, q: Point, tol: float) -> tuple[_Contacts, _Contacts] | None:
+def _nudged_variants(tr: Trace, p: Point, q: Point, tol: float
+                     ) -> tuple[Iterator[tuple[Any, ...]], Iterator[tuple[Any, ...]]] | None:
     """The contacts of the thread shifted by ``tol`` hex sizes to its left and to its right (hexes as (col,
     row)), or None when no vertex lies within ``tol`` of the thread (then a shifted thread meets exactly the
-    same hexes)."""
+    same hexes). The contacts are walked as they are read: a walk that stops at its first block (most of a
+    long thread's) never works out the rest."""
     ax, ay = _true(p)
     bx, by = _true(q)
     ux, uy = bx - ax, by - ay
@@ -1365,9 +1368,12 @@ def _nudged_variants(tr: Trace, p: Point, q: Point, tol: float) -> tuple[_Contac
     near = bool(tr.along) or any(0 < t < 1 for t, _ in tr.vertices)
     if not near:
         seen: set[Point] = set()
+        # a hex's vertex k is at its centre + step k: no Vertex objects (a long thread touches thousands)
+        steps = grid._VERTEX_STEP
         for h in tr.touched:
-            for v in h.vertices():
-                pt = v.point()
+            cx, cy = h.centre()
+            for sx, sy in steps:
+                pt = (cx + sx, cy + sy)
                 if pt in seen or pt == p or pt == q:
                     continue
                 seen.add(pt)
@@ -1389,18 +1395,38 @@ def _nudged_variants(tr: Trace, p: Point, q: Point, tol: float) -> tuple[_Contac
     for sign in (1.0, -1.0):
         d = tol * 1.000001 * sign
         hexes = _walk_float((ax + nx * d, ay + ny * d), (bx + nx * d, by + ny * d))
-        while hexes and start_v and hexes[0] in start_v and hexes[0] not in first:
-            hexes.pop(0)
-        while hexes and end_v and hexes[-1] in end_v and hexes[-1] not in last:
-            hexes.pop()
-        cs: list[tuple[Any, ...]] = []
-        for k, rel in enumerate(hexes):
-            if k:
-                lo_h, hi_h = (hexes[k - 1], rel) if hexes[k - 1] < rel else (rel, hexes[k - 1])
-                cs.append((_X, 0.0, 0.0, lo_h, hi_h))
-            cs.append((_S, 0.0, 0.0, rel))
-        out.append(tuple(cs))
+        out.append(_variant_contacts(_trimmed(hexes, start_v, first, end_v, last)))
     return (out[0], out[1])
+
+
+def _trimmed(hexes: Iterator[tuple[int, int]], start_v: set[tuple[int, int]], first: set[tuple[int, int]],
+             end_v: set[tuple[int, int]], last: set[tuple[int, int]]) -> Iterator[tuple[int, int]]:
+    """``hexes`` without their leading hexes of the start vertex (``start_v``) not in ``first`` and their
+    trailing ones of the end vertex not in ``last``: a run of the latter is held until a hex follows it."""
+    held: list[tuple[int, int]] = []
+    leading = bool(start_v)
+    for h in hexes:
+        if leading:
+            if h in start_v and h not in first:
+                continue
+            leading = False
+        if end_v and h in end_v and h not in last:
+            held.append(h)
+            continue
+        if held:
+            yield from held
+            held.clear()
+        yield h
+
+
+def _variant_contacts(hexes: Iterator[tuple[int, int]]) -> Iterator[tuple[Any, ...]]:
+    prev: tuple[int, int] | None = None
+    for rel in hexes:
+        if prev is not None:
+            lo_h, hi_h = (prev, rel) if prev < rel else (rel, prev)
+            yield (_X, 0.0, 0.0, lo_h, hi_h)
+        yield (_S, 0.0, 0.0, rel)
+        prev = rel
 
 
 def _end_hexes(tr: Trace, first: bool) -> set[tuple[int, int]]:
@@ -1428,11 +1454,12 @@ def _hex_at_true(x: float, y: float) -> tuple[int, int]:
     return best[1]
 
 
-def _walk_float(a: tuple[float, float], b: tuple[float, float]) -> list[tuple[int, int]]:
-    """The hexes a thread between two true points passes through (a thread that passes no vertex)."""
+def _walk_float(a: tuple[float, float], b: tuple[float, float]) -> Iterator[tuple[int, int]]:
+    """The hexes a thread between two true points passes through (a thread that passes no vertex), in
+    order, as they are read."""
     cur = _hex_at_true(*a)
     end = _hex_at_true(*b)
-    out = [cur]
+    yield cur
     ux, uy = b[0] - a[0], b[1] - a[1]
     t_cur = 0.0
     for _ in range(10_000):
@@ -1459,19 +1486,49 @@ def _walk_float(a: tuple[float, float], b: tuple[float, float]) -> list[tuple[in
         t_cur = best_t
         n = h.neighbour(best_k)
         cur = (n.col, n.row)
-        out.append(cur)
-    return out
+        yield cur
 
 
-def _conv(cs: _Contacts, stride: int, with_x: bool = True) -> _Contacts:
-    """Contacts with hexes as (col, row) turned into index offsets for a map of this stride (``with_x``
-    False: only the contacts a map without walls, hedges or B29 roadblocks reads)."""
-    out = []
+def _conv(cs: Iterator[tuple[Any, ...]], stride: int) -> Iterator[tuple[Any, ...]]:
+    """Contacts with hexes as (col, row) turned into index offsets for a map of this stride, as they are
+    read."""
     for c in cs:
-        if not with_x and c[0] in (_X, _V, _P):
-            continue
-        out.append((c[0], c[1], c[2], *(r[0] * stride + r[1] for r in c[3:])))
-    return tuple(out)
+        yield (c[0], c[1], c[2], *(r[0] * stride + r[1] for r in c[3:]))
+
+
+class _Unrolled:
+    """Contacts worked out as walks read them and kept for the next walk (a thread's nudged variants: the
+    borderline walks of a long thread on a big map mostly stop at its first block, issue 13). Walks from
+    several threads share it: the source is advanced under a lock."""
+
+    __slots__ = ("_items", "_lock", "_more")
+
+    def __init__(self, more: Iterator[tuple[Any, ...]]) -> None:
+        import threading
+
+        self._items: list[tuple[Any, ...]] = []
+        self._more: Iterator[tuple[Any, ...]] | None = more
+        self._lock = threading.Lock()
+
+    def __iter__(self) -> Iterator[tuple[Any, ...]]:
+        items = self._items
+        i = 0
+        while True:
+            n = len(items)
+            while i < n:
+                yield items[i]
+                i += 1
+            if self._more is None:
+                if i < len(items):  # another walk finished the source meanwhile
+                    continue
+                return
+            with self._lock:
+                more = self._more
+                if more is not None and len(items) == i:
+                    got = list(islice(more, 64))
+                    items.extend(got)
+                    if len(got) < 64:
+                        self._more = None
 
 
 class _Compiled:
@@ -1502,7 +1559,7 @@ class _Compiled:
             c = self._plain = tuple(x for x in self.contacts if x[0] not in (_X, _V, _P))
         return c
 
-    def _nudged_rel(self) -> tuple[_Contacts, _Contacts] | None:
+    def _nudged_rel(self) -> tuple[Iterator[tuple[Any, ...]], Iterator[tuple[Any, ...]]] | None:
         """The contacts of the thread shifted a hair to either side (the A6.1 borderline test), or None."""
         if self.tol <= 0:
             return None
@@ -1512,19 +1569,22 @@ class _Compiled:
 
     def _variants(self) -> None:
         g = self._nudged_rel()
+        full = plain = None
+        if g is not None:  # each walked only as far as a walk reads it; the plain form reads the full one
+            full = (_Unrolled(_conv(g[0], self.stride)), _Unrolled(_conv(g[1], self.stride)))
+            plain = tuple(_Unrolled(c for c in iter(f) if c[0] not in (_X, _V, _P)) for f in full)
         # plain first: a thread that finds _nudged set (another thread's work) finds _plain_nudged set too
-        self._plain_nudged = ((_conv(g[0], self.stride, False), _conv(g[1], self.stride, False))
-                              if g is not None else None)
-        self._nudged = (_conv(g[0], self.stride), _conv(g[1], self.stride)) if g is not None else None
+        self._plain_nudged = plain
+        self._nudged = full
 
     @property
-    def nudged(self) -> tuple[_Contacts, _Contacts] | None:
+    def nudged(self) -> tuple[Iterable[tuple[Any, ...]], Iterable[tuple[Any, ...]]] | None:
         if self._nudged is _UNSET:
             self._variants()
         return self._nudged  # type: ignore[no-any-return]
 
     @property
-    def plain_nudged(self) -> tuple[_Contacts, _Contacts] | None:
+    def plain_nudged(self) -> tuple[Iterable[tuple[Any, ...]], Iterable[tuple[Any, ...]]] | None:
         if self._plain_nudged is _UNSET:
             self._variants()
         return self._plain_nudged  # type: ignore[no-any-return]
