@@ -676,7 +676,8 @@ class Map:
 
     def counters_at(self, h: Hex) -> tuple[Counter, ...]:
         """Counters in hex ``h`` (a roadblock counts in both hexes of its hexside)."""
-        return self._by_hex.get(h, ())
+        by_hex = self._by_hex
+        return by_hex.get(h, ()) if by_hex else ()  # most maps hold none: no hashing of the hex then
 
     def smoke(self, h: Hex) -> int:
         """The strongest SMOKE in ``h`` (0 for none)."""

@@ -331,9 +331,10 @@ def _search(t: Tables, start: Location, allowance: Fraction,
         u, kept = x >> 1, x & 1  # kept: the road bonus is still possible on the way here
         room = (cut_b if kept else cut) - d if prune else 1 << 62
         for mv in moves(u):
-            y = mv.to + mv.to
-            if mv.floor > room or (prune and known.get(y, d + 1) <= d and (not kept or known.get(y + 1, d + 1) <= d)):
-                continue  # beyond the allowance, or entered as cheaply already: never weighed
+            y, least = mv.to + mv.to, d + mv.floor  # least: the least this move can reach its node at
+            if mv.floor > room or (prune and known.get(y, least + 1) <= least
+                                   and (not kept or known.get(y + 1, least + 1) <= least)):
+                continue  # beyond the allowance, or its node already reached as cheaply: never weighed
             for e in weigh(u, mv):
                 w, keeps, all_mf = e[1], e[2], e[3]
                 if all_mf:

@@ -46,9 +46,11 @@ Edge = tuple[int, int, bool, bool, How, tuple[str, ...]]
 #: one allowed move as it is weighed: its ruling in the deciding context (no names) and how it is ruled
 _Ruled = tuple[MoveRuling, How]
 
-#: a move out of a node as the builders below name it: the Location entered, the rule and what it is asked
-#: after the context and the Location left, and the key of a move the Bypass positions of a hex share (or None)
-_Way = tuple[Location, Callable[..., Any], tuple[Any, ...], "tuple[Any, ...] | None"]
+#: a move out of a node as the builders below name it: the Location entered (or its node id, when it has one),
+#: the rule and what it is asked
+#: after the context and the Location left, and what a move the Bypass positions of a hex share depends on
+#: besides the Location entered (plain values; None: not shared)
+_Way = tuple["Location | int", Callable[..., Any], tuple[Any, ...], "tuple[Any, ...] | None"]
 
 #: the rules whose moves cost at least a floor known before they are ruled (by the Tables' context)
 _FLOORS: dict[Callable[..., Any], Callable[[Context], Fraction]] = {bypass_move: bypass_floor}
@@ -85,7 +87,7 @@ class Tables:
 
     c: Context
     d: Context = field(init=False)
-    ids: dict[Location, int] = field(default_factory=dict)
+    ids: dict[tuple[Any, ...], int] = field(default_factory=dict)
     nodes: list[Location] = field(default_factory=list)
     adj: list[list[Move] | None] = field(default_factory=list)
     _shared: dict[tuple[Any, ...], list[Edge]] = field(default_factory=dict)
@@ -107,7 +109,7 @@ class Tables:
 
     def node_id(self, loc: Location) -> int:
         """The search's integer id of a Location (or Bypass position)."""
-        i = self.ids.get(loc)
+        i = self.ids.get(_plain(loc))
         if i is None:
             with self.lock:
                 i = self._new_id(loc)
@@ -115,12 +117,13 @@ class Tables:
 
     def _new_id(self, loc: Location) -> int:
         """``loc``'s id, made if it has none (the caller holds ``lock``)."""
-        i = self.ids.get(loc)
+        k = _plain(loc)
+        i = self.ids.get(k)
         if i is None:
             i = len(self.nodes)
             self.nodes.append(loc)
             self.adj.append(None)
-            self.ids[loc] = i
+            self.ids[k] = i
         return i
 
     def moves(self, u: int) -> list[Move]:
@@ -133,7 +136,10 @@ class Tables:
                 got = self.adj[u]
                 if got is None:
                     floors = self._floors
-                    got = [Move(self._new_id(to), rule, args, key, floors.get(rule, 0)) for to, rule, args, key in ways]
+                    got = []
+                    for to, rule, args, key in ways:
+                        v = to if isinstance(to, int) else self._new_id(to)
+                        got.append(Move(v, rule, args, None if key is None else (*key, v), floors.get(rule, 0)))
                     self.adj[u] = got
         return got
 
@@ -164,6 +170,15 @@ class Tables:
             got = t is not None and t.terrain in self.d.parameters.bypass_terrain.value and not t.is_stream
             self._bypass_ok[h] = got
         return got
+
+
+def _plain(loc: Location) -> tuple[Any, ...]:
+    """``loc`` as plain values, hashed and compared in C (a Location's own hash calls the dataclass hashes of
+    its hex, hexside and vertex: about ten Python calls, for every move listed)."""
+    h, s, v = loc.hex, loc.bypass, loc.vertex
+    return (h.col, h.row, loc.level, loc.place,
+            None if s is None else (s.a.col, s.a.row, s.b.col, s.b.row),
+            None if v is None else (v.a.col, v.a.row, v.b.col, v.b.row, v.c.col, v.c.row))
 
 
 def scaled(x: Fraction | None) -> int:
@@ -229,8 +244,11 @@ def _try_bypass(t: Tables, frm: Location, h: Hex, s: Hexside, v0: Vertex, out: l
     elif not t.bypassable(h) or (h == frm.hex and not frm.is_bypass):
         return
     v = _other_end(s, v0)
-    key = None if shared_key is None or h == frm.hex else ("bypass", *shared_key, h, s, v0)
-    out.append((Location(h, bypass=s, vertex=v), bypass_move, (h, s, v0, v), key))
+    key = None if shared_key is None or h == frm.hex else ("bypass", *shared_key)  # the Location entered says h, s, v0
+    # the Location entered is made only when it has no node yet (most moves lead where others already do)
+    to = t.ids.get((h.col, h.row, 0, "", (s.a.col, s.a.row, s.b.col, s.b.row),
+                    (v.a.col, v.a.row, v.b.col, v.b.row, v.c.col, v.c.row)))
+    out.append((Location(h, bypass=s, vertex=v) if to is None else to, bypass_move, (h, s, v0, v), key))
 
 
 def _bypass_ways(t: Tables, node: Location) -> list[_Way]:
@@ -255,12 +273,12 @@ def _bypass_ways(t: Tables, node: Location) -> list[_Way]:
             if can_crest and m.terrain(z).is_stream:
                 dests.append(Location(z, place="crest"))
             for dest in dests:
-                out.append((dest, entry_rulings, (dest, ns), ("entry", a, node.level, node.place, dest, ns)))
+                out.append((dest, entry_rulings, (dest, ns), ("entry", a.col, a.row, node.level, node.place, ns)))
             if c.has_ns or t.bypassable(z):
                 for s in _hexsides_at(z, v0):
-                    _try_bypass(t, node, z, s, v0, out, shared_key=(a, node.level, node.place, ns))
+                    _try_bypass(t, node, z, s, v0, out, shared_key=(a.col, a.row, node.level, node.place, ns))
     inside = Location(a)
-    out.append((inside, bypass_to_interior, (inside,), ("interior", a)))
+    out.append((inside, bypass_to_interior, (inside,), ("interior",)))
     return out
 
 
