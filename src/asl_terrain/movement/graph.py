@@ -19,6 +19,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import partial
 from fractions import Fraction
 from typing import Any
 
@@ -91,6 +92,7 @@ class Tables:
     nodes: list[Location] = field(default_factory=list)
     adj: list[list[Move] | None] = field(default_factory=list)
     _shared: dict[tuple[Any, ...], list[Edge]] = field(default_factory=dict)
+    _at_vertex: dict[tuple[Any, ...], list[Move]] = field(default_factory=dict)
     _bypass_ok: dict[Hex, bool] = field(default_factory=dict)
     _names: dict[int, str] = field(default_factory=dict)
     _floors: dict[Callable[..., Any], int] = field(default_factory=dict)
@@ -135,12 +137,26 @@ class Tables:
             with self.lock:
                 got = self.adj[u]
                 if got is None:
-                    floors = self._floors
-                    got = []
-                    for to, rule, args, key in ways:
-                        v = to if isinstance(to, int) else self._new_id(to)
-                        got.append(Move(v, rule, args, None if key is None else (*key, v), floors.get(rule, 0)))
-                    self.adj[u] = got
+                    got = self.adj[u] = [w if isinstance(w, Move) else self._move(w) for w in ways]
+        return got
+
+    def _move(self, way: _Way) -> Move:
+        """The move ``way`` lists, with its node's id (the caller holds ``lock``)."""
+        to, rule, args, key = way
+        v = to if isinstance(to, int) else self._new_id(to)
+        return Move(v, rule, args, None if key is None else (*key, v), self._floors.get(rule, 0))
+
+    def at_vertex(self, key: tuple[Any, ...], make: Callable[[], list[_Way]]) -> list[Move]:
+        """The moves ``make()`` lists that the Bypass positions of a hex at one vertex all have (``key`` names
+        the hex, the vertex and what else they depend on), listed once: the same Move objects, so a move
+        one of them weighed is weighed for all."""
+        got = self._at_vertex.get(key)
+        if got is None:
+            ways = make()
+            with self.lock:
+                got = self._at_vertex.get(key)
+                if got is None:
+                    got = self._at_vertex[key] = [self._move(w) for w in ways]
         return got
 
     def weigh(self, u: int, mv: Move) -> list[Edge]:
@@ -215,15 +231,15 @@ def edges(t: Tables, node: Location) -> list[MoveRuling]:
     return [explain(t, node, e[4]) for mv in t.moves(u) for e in t.weigh(u, mv)]
 
 
-def _ways(t: Tables, node: Location) -> list[_Way]:
+def _ways(t: Tables, node: Location) -> list[_Way | Move]:
     """The moves out of ``node`` that the rules could allow, not yet ruled."""
     if node.is_bypass:
         return _bypass_ways(t, node)
     if node.level:
-        return _upper_level_ways(t, node)
+        return [*_upper_level_ways(t, node)]
     if node.place == "culvert":
-        return _culvert_ways(t, node)
-    return _ground_ways(t, node)
+        return [*_culvert_ways(t, node)]
+    return [*_ground_ways(t, node)]
 
 
 def _way(to: Location, rule: Callable[..., Any]) -> _Way:
@@ -237,48 +253,65 @@ def _try_bypass(t: Tables, frm: Location, h: Hex, s: Hexside, v0: Vertex, out: l
     (cheap filters first: a woods or building hex not one's own, or a Narrow Street in the right hex)."""
     c = t.d
     m = c.m
+    fh = frm.hex
+    in_own = h is fh or (h.col == fh.col and h.row == fh.row)
     if c.has_ns and h in m and m.hexside(s).narrow_street is not None:
         low = bypass_hex(m, s)
         if low is not None and low != h:
             return
-    elif not t.bypassable(h) or (h == frm.hex and not frm.is_bypass):
+    elif not t.bypassable(h) or (in_own and not frm.is_bypass):
         return
     v = _other_end(s, v0)
-    key = None if shared_key is None or h == frm.hex else ("bypass", *shared_key)  # the Location entered says h, s, v0
+    key = None if shared_key is None or in_own else ("bypass", *shared_key)  # the Location entered says h, s, v0
     # the Location entered is made only when it has no node yet (most moves lead where others already do)
     to = t.ids.get((h.col, h.row, 0, "", (s.a.col, s.a.row, s.b.col, s.b.row),
                     (v.a.col, v.a.row, v.b.col, v.b.row, v.c.col, v.c.row)))
     out.append((Location(h, bypass=s, vertex=v) if to is None else to, bypass_move, (h, s, v0, v), key))
 
 
-def _bypass_ways(t: Tables, node: Location) -> list[_Way]:
+def _bypass_ways(t: Tables, node: Location) -> list[_Way | Move]:
     """Out of a Bypass position at vertex v0 of hex a: on in Bypass along a's other hexside at v0, into the
     other hexes at v0 (their ground, Crest status), into Bypass of those hexes, and into a's own obstacle.
-    Moves that do not depend on where in a the unit is are shared by a's Bypass positions."""
+    Moves that do not depend on where in a the unit is are shared by a's Bypass positions; those at v0 are
+    listed once for the positions at v0 (:meth:`Tables.at_vertex`)."""
+    m = t.d.m
+    a = node.hex
+    out: list[_Way | Move] = []
+    ns = bypass_ns(node, m)
+    starts = [node.vertex] if node.vertex is not None else list(_ends(node.bypass)) if node.bypass else []
+    for v0 in starts:
+        own: list[_Way] = []
+        for s in _hexsides_at(a, v0):
+            if s != node.bypass:
+                _try_bypass(t, node, a, s, v0, own)
+        out += own
+        key = (a.col, a.row, v0.a.col, v0.a.row, v0.b.col, v0.b.row, v0.c.col, v0.c.row, node.level, node.place, ns)
+        out += t.at_vertex(key, partial(_vertex_ways, t, node, v0, ns))
+    inside = Location(a)
+    out.append((inside, bypass_to_interior, (inside,), ("interior",)))
+    return out
+
+
+def _vertex_ways(t: Tables, node: Location, v0: Vertex, ns: bool) -> list[_Way]:
+    """Out of a Bypass position of hex a at vertex v0, into the other hexes at v0 (their ground, Crest
+    status) and into Bypass of those hexes: the same for every position of a at v0 (along a Narrow Street
+    or not, ``ns``)."""
     c = t.d
     m = c.m
     a = node.hex
-    out: list[_Way] = []
-    ns = bypass_ns(node, m)
     can_crest = c.k.inf or c.k.cav
-    starts = [node.vertex] if node.vertex is not None else list(_ends(node.bypass)) if node.bypass else []
-    for v0 in starts:
-        for s in _hexsides_at(a, v0):
-            if s != node.bypass:
-                _try_bypass(t, node, a, s, v0, out)
-        for z in v0.hexes:
-            if z == a or z not in m:
-                continue
-            dests = [Location(z)]
-            if can_crest and m.terrain(z).is_stream:
-                dests.append(Location(z, place="crest"))
-            for dest in dests:
-                out.append((dest, entry_rulings, (dest, ns), ("entry", a.col, a.row, node.level, node.place, ns)))
-            if c.has_ns or t.bypassable(z):
-                for s in _hexsides_at(z, v0):
-                    _try_bypass(t, node, z, s, v0, out, shared_key=(a.col, a.row, node.level, node.place, ns))
-    inside = Location(a)
-    out.append((inside, bypass_to_interior, (inside,), ("interior",)))
+    out: list[_Way] = []
+    for z in v0.hexes:
+        if z == a or z not in m:
+            continue
+        dests = [Location(z)]
+        if can_crest and m.terrain(z).is_stream:
+            dests.append(Location(z, place="crest"))
+        for dest in dests:
+            out.append((dest, entry_rulings, (dest, ns), ("entry", a.col, a.row, node.level, node.place, ns)))
+        if c.has_ns or t.bypassable(z):
+            for s in _hexsides_at(z, v0):
+                _try_bypass(t, node, z, s, v0, out, shared_key=(a.col, a.row, node.level, node.place, ns))
     return out
 
 

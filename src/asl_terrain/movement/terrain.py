@@ -173,6 +173,8 @@ def _hex_vertices(h: Hex) -> tuple[Vertex, ...]:
 def _other_end(hs: Hexside, v: Vertex) -> Vertex:
     """The end vertex of ``hs`` that is not ``v`` (where a step in Bypass along ``hs`` from ``v`` ends)."""
     a, b = _ends(hs)
+    if a is v or b is v:  # the vertices the search passes are mostly these very objects: no dataclass __eq__
+        return b if a is v else a
     return b if a == v else a
 
 
