@@ -882,6 +882,7 @@ class _Tables:
         self.recs_in: list[_Meet] | _Sparse = _Sparse(_EMPTY) if sparse else [_EMPTY] * n
         self.smoke: list[int] | _Sparse = _Sparse(0) if sparse else [0] * n
         self.bridges: dict[int, int] = {}  # B6.2: bridge hex index -> the deck's level (quarters)
+        self._bridge_roads: dict[int, frozenset[int]] = {}
         streams = [h for h in m.stream_hexes() if h in m.grid]
         for h in streams:
             self._hex(h)
@@ -979,6 +980,15 @@ class _Tables:
         dq = ci - cj
         dr = (ri + self.r0 - ((ci - (ci & 1)) >> 1)) - (rj + self.r0 - ((cj - (cj & 1)) >> 1))
         return max(abs(dq), abs(dr), abs(dq + dr))
+
+    def bridge_roads(self, i: int) -> frozenset[int]:
+        """The hexes (indices) across the road hexsides of bridge hex index ``i`` (B6.2)."""
+        got = self._bridge_roads.get(i)
+        if got is None:
+            h = self.hex_of(i)
+            got = self._bridge_roads[i] = frozenset(self.idx(n) for n in h.neighbours()
+                                                    if self.m.hexside(Hexside.of(h, n)).road is not None)
+        return got
 
     def rec(self, i: int) -> _Meet:
         """What a thread through hex index ``i``'s interior meets (read from the map when first asked)."""
@@ -1803,21 +1813,25 @@ def _passes_near(p: Point, q: Point, c: Point) -> bool:
 
 def _bridge_road_only(tab: _Tables, A: _End, B: _End) -> frozenset[int]:
     """The bridge hexes (indices) the thread A-B passes through entering and leaving across road hexsides
-    of the hex, at no vertex (B6.2: a LOS traced only through the road depiction of the bridge)."""
+    of the hex, at no vertex (B6.2: a LOS traced only through the road depiction of the bridge). Read from
+    the thread's compiled contacts: a hex interior entered (left) across a hexside has that crossing just
+    before (after) it; one entered at a vertex has the vertex's contacts there instead."""
     if not any(_passes_near(A.point, B.point, tab.hex_of(i).centre()) for i in tab.bridges if i not in (A.idx, B.idx)):
         return frozenset()  # no bridge hex within reach of the thread: nothing to trace
-    tr = grid.trace(A.point, B.point)
-    crossed = dict(tr.crossed)
-    at_vertex = {t for t, _ in tr.vertices}
+    comp, base = tab.compiled(A.point, B.point)
+    cs = comp.contacts
     got: set[int] = set()
-    for sp in tr.spans:
-        i = tab.idx(sp.hex)
-        if i not in tab.bridges or i in (A.idx, B.idx):
+    for n, c in enumerate(cs):
+        if c[0] != _S:
             continue
-        sides = [crossed.get(sp.t_in), crossed.get(sp.t_out)]
-        if sp.t_in in at_vertex or sp.t_out in at_vertex or None in sides:
+        i = base + c[3]
+        if i not in tab.bridges or i == A.idx or i == B.idx:
+            continue  # (an end's hex: the first or last contact, so n - 1 and n + 1 below are on the thread)
+        before, after = cs[n - 1], cs[n + 1]
+        if before[0] != _X or after[0] != _X:
             continue
-        if all(tab.m.hexside(hs).road is not None for hs in sides if hs is not None):
+        roads = tab.bridge_roads(i)
+        if all((base + x[4] if base + x[3] == i else base + x[3]) in roads for x in (before, after)):
             got.add(i)
     return frozenset(got)
 
