@@ -20,11 +20,14 @@ from ..model import HexsideTerrain, Location
 from ..rulings import Item
 from .common import (
     P2_54_NOTE,
+    answers_only_if,
     blaze_prohibition,
+    can_meet_blaze,
     climb_items,
     first_prohibition,
     hexside_items,
     keeps_bonus,
+    rulebook,
     smoke_item,
     vehicle_items,
     weather_flag,
@@ -85,6 +88,7 @@ def bypass_starts_at_ground_level(b: _Bypass) -> Prohibition | None:
     return None
 
 
+@answers_only_if(lambda c: c.has_ns)
 def narrow_street_bypass_in_lower_hex(b: _Bypass) -> Prohibition | None:
     """A unit Bypassing along a Crest-Line Narrow Street is in its lower hex (P5.11)."""
     if b.ns:
@@ -95,16 +99,19 @@ def narrow_street_bypass_in_lower_hex(b: _Bypass) -> Prohibition | None:
     return None
 
 
+@answers_only_if(lambda c: c.has_ns and c.rout)
 def no_rout_along_narrow_street(b: _Bypass) -> Prohibition | None:
     """Routing along a Narrow Street is NA (P5.11)."""
     return Prohibition("routing along a Narrow Street is NA", "P5.11") if b.ns and b.c.rout else None
 
 
+@answers_only_if(lambda c: c.has_ns and c.dash)
 def no_dash_along_narrow_street(b: _Bypass) -> Prohibition | None:
     """Dashing along a Narrow Street is NA (P5.11)."""
     return Prohibition("Dashing along a Narrow Street is NA", "P5.11") if b.ns and b.c.dash else None
 
 
+@answers_only_if(lambda c: c.has_ns)
 def no_bypass_along_blocked_narrow_street(b: _Bypass) -> Prohibition | None:
     """All Bypass along a Narrow Street is NA with another vehicle or wreck in Bypass along it, a Blaze or
     Rubble (P5.126; :func:`narrow_street_bypass_blocked`)."""
@@ -136,12 +143,14 @@ def only_woods_and_buildings_bypassed(b: _Bypass) -> Prohibition | None:
     return None
 
 
+@answers_only_if(can_meet_blaze)
 def no_bypass_of_blaze(b: _Bypass) -> Prohibition | None:
     """Off a Narrow Street, no Bypass of a hex that holds a Blaze (B25; judgment blaze_entry_na; along a
     Narrow Street P5.126 decides)."""
     return None if b.ns else blaze_prohibition(b.c, b.h)
 
 
+@answers_only_if(lambda c: c.has_ns and c.k.vbm)
 def no_vbm_along_narrow_street_roadblock(b: _Bypass) -> Prohibition | None:
     """A Narrow Street roadblock prohibits VBM along it (P5.141)."""
     if b.roadblock and b.c.k.vbm:
@@ -163,6 +172,7 @@ def vertex_on_the_grid(b: _Bypass) -> Prohibition | None:
     return None
 
 
+@answers_only_if(lambda c: c.k.vbm and c.vbm_full is None)
 def vbm_for_this_unit(b: _Bypass) -> Prohibition | None:
     """A vehicle or Wagon Bypasses by VBM at twice the Open Ground cost: none where it may not enter Open
     Ground (D2.3)."""
@@ -227,6 +237,7 @@ def bypass_floor(c: Context) -> Fraction:
     return max(least, ZERO)
 
 
+@answers_only_if(lambda c: c.has_counters("smoke"))
 def bypass_smoke(b: _Bypass, items: list[Item]) -> list[Item]:
     """SMOKE: +1 for SMOKE in either hex of a Narrow Street (only the lower hex's on a Crest Line, P5.11),
     plus the bypassed hex's own unless judgment narrow_street_smoke_replaces_cot; else the bypassed hex's
@@ -265,6 +276,7 @@ def bypass_entry_crossing(b: _Bypass, items: list[Item]) -> list[Item]:
     return out[len(items):]
 
 
+@answers_only_if(lambda c: c.has_ns)
 def narrow_street_roadblock_segment(b: _Bypass, items: list[Item]) -> list[Item]:
     """Crossing a Narrow Street roadblock's segment in Bypass along it costs the chart's extra MF (P5.141)."""
     if not b.roadblock:
@@ -312,11 +324,11 @@ def bypass_move(c: Context, frm: Location, h: Hex, s: Hexside, v0: Vertex, v: Ve
     entering = not (frm.is_bypass and x == h) and not own
     crossed = _crossed(c, frm, h, entering)
     b = _Bypass(c, frm, h, s, v, ns, own, entering, ns and m.roadblock(s) is not None, crossed)
-    no = first_prohibition(BYPASS_PROHIBITIONS, b)
+    no = first_prohibition(rulebook(c, BYPASS_PROHIBITIONS), b)
     if no is not None:
         return no
     items: list[Item] = []
-    for rule in BYPASS_COSTS:
+    for rule in rulebook(c, BYPASS_COSTS):
         items.extend(rule(b, items))
     weather = crossed is not None and weather_flag(c, crossed[1], m.terrain(x), m.terrain(h))
     return c.ok(frm, Location(h, bypass=s, vertex=v), items, keeps=bypass_keeps_bonus(b), bypass=s,

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from fractions import Fraction
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from ..grid import Hex, Hexside
 from ..model import HexsideTerrain, HexTerrain
@@ -20,6 +20,40 @@ P2_54_NOTE = ("P2.54: in rain or snow, E3.54/E3.723 would apply to this change o
 
 
 _T = TypeVar("_T")
+_R = TypeVar("_R", bound=Callable[..., Any])
+
+
+def answers_only_if(applies: Callable[[Context], bool]) -> Callable[[_R], _R]:
+    """Mark a rule that can answer only in a context where ``applies(c)`` holds (a Narrow Street rule on a map
+    with none, a Dash rule outside a Dash): :func:`rulebook` leaves it out of the rules asked elsewhere,
+    where it would answer nothing."""
+
+    def mark(rule: _R) -> _R:
+        setattr(rule, "applies", applies)
+        return rule
+
+    return mark
+
+
+def rulebook(c: Context, rules: tuple[_R, ...]) -> tuple[_R, ...]:
+    """The rules of ``rules`` that can answer in context ``c`` (:func:`answers_only_if`), in their order;
+    made once per context."""
+    got = c._rulebooks.get(rules)
+    if got is None:
+        got = c._rulebooks[rules] = tuple(r for r in rules if _applies(r, c))
+    return got
+
+
+def _applies(rule: Callable[..., Any], c: Context) -> bool:
+    """Whether ``rule`` can answer in ``c`` (unmarked rules always can)."""
+    applies = getattr(rule, "applies", None)
+    return applies is None or bool(applies(c))
+
+
+def can_meet_blaze(c: Context) -> bool:
+    """Whether :func:`blaze_prohibition` can forbid anything in ``c``: the judgment in force and a Blaze on the
+    map."""
+    return bool(c.judgment_calls.blaze_entry_na.value) and c.has_counters("blaze")
 
 
 def first_prohibition(rules: Sequence[Callable[[_T], Prohibition | None]], x: _T) -> Prohibition | None:

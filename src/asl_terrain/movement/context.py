@@ -104,6 +104,10 @@ class Context:
     _costs: dict[str, tuple[Any, str, bool, str]] = field(default_factory=dict)
     #: False for the search's deciding twin (:meth:`deciding`): it names nothing (every name is "")
     naming: bool = True
+    #: each rule tuple's rules that can answer in this context (:func:`.common.rulebook`)
+    _rulebooks: dict[tuple[Any, ...], tuple[Any, ...]] = field(default_factory=dict)
+    #: whether the map holds a counter of each type asked about (:meth:`has_counters`)
+    _counter_types: dict[str, bool] = field(default_factory=dict)
 
     @classmethod
     def of(cls, m: Map, chart: Chart, cond: Conditions, unit: Unit, allowance: Fraction, dash: bool,
@@ -194,6 +198,13 @@ class Context:
                 c = (v, g.rule, bool(g.get("bog", False)), e.name)
         self._costs[key] = c
         return c
+
+    def has_counters(self, kind: str) -> bool:
+        """Whether the map holds any counter of type ``kind`` (cached)."""
+        got = self._counter_types.get(kind)
+        if got is None:
+            got = self._counter_types[kind] = any(x.type == kind for x in self.m.counters)
+        return got
 
     def is_obstacle(self, t: HexTerrain) -> bool:
         """An obstacle for P5.11's road-rate restriction: woods, pine woods, buildings (LOS obstacles)."""

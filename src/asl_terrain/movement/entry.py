@@ -21,11 +21,14 @@ from ..model import HexsideTerrain, HexTerrain, Location
 from ..rulings import Item
 from .common import (
     P2_54_NOTE,
+    answers_only_if,
     blaze_prohibition,
+    can_meet_blaze,
     bonus_spoilers,
     climb_items,
     first_prohibition,
     hexside_items,
+    rulebook,
     smoke_item,
     vehicle_items,
     weather_flag,
@@ -60,6 +63,7 @@ class _Entry(NamedTuple):
 _EntryRule = Callable[[_Entry], "Prohibition | None"]
 
 
+@answers_only_if(lambda c: c.dash and c.has_ns)
 def no_dash_across_or_along_narrow_street(e: _Entry) -> Prohibition | None:
     """A Dash across or along a Narrow Street is NA (P5.11)."""
     if e.ctx.dash and (e.hst.narrow_street is not None or e.along_ns):
@@ -67,6 +71,7 @@ def no_dash_across_or_along_narrow_street(e: _Entry) -> Prohibition | None:
     return None
 
 
+@answers_only_if(lambda c: c.rout and c.has_ns)
 def no_rout_across_narrow_street(e: _Entry) -> Prohibition | None:
     """Routing straight across a Narrow Street is allowed unless judgment rout_across_narrow_street says
     otherwise (P5.11 forbids routing along one: bypass.no_rout_along_narrow_street)."""
@@ -75,6 +80,7 @@ def no_rout_across_narrow_street(e: _Entry) -> Prohibition | None:
     return None
 
 
+@answers_only_if(lambda c: c.dash)
 def no_dash_into_rubbled_road(e: _Entry) -> Prohibition | None:
     """No Dash into a road hex whose road is covered by rubble (B3.43)."""
     if e.ctx.dash and road_negated(e.ctx.m, e.b):
@@ -82,11 +88,13 @@ def no_dash_into_rubbled_road(e: _Entry) -> Prohibition | None:
     return None
 
 
+@answers_only_if(can_meet_blaze)
 def no_entry_into_blaze(e: _Entry) -> Prohibition | None:
     """Entering a Blaze Location is NA (B25; judgment blaze_entry_na)."""
     return blaze_prohibition(e.ctx, e.b)
 
 
+@answers_only_if(lambda c: c.k.pays_mp or c.k.wagon)
 def no_vehicle_across_crest_line_slope(e: _Entry) -> Prohibition | None:
     """No vehicle (Wagons included) may cross a combination Crest-Line-slope hexside (P2.53)."""
     if e.hst.slope is not None and e.hst.crest and (e.ctx.k.pays_mp or e.ctx.k.wagon):
@@ -94,6 +102,7 @@ def no_vehicle_across_crest_line_slope(e: _Entry) -> Prohibition | None:
     return None
 
 
+@answers_only_if(lambda c: c.k.cav and c.unit.charging)
 def no_charging_cavalry_across_crest_line_slope(e: _Entry) -> Prohibition | None:
     """No charging Cavalry may cross a combination Crest-Line-slope hexside (P2.53)."""
     if e.hst.slope is not None and e.hst.crest and e.ctx.k.cav and e.ctx.unit.charging:
@@ -102,6 +111,7 @@ def no_charging_cavalry_across_crest_line_slope(e: _Entry) -> Prohibition | None
     return None
 
 
+@answers_only_if(lambda c: c.has_counters("roadblock"))
 def no_vehicle_across_roadblock(e: _Entry) -> Prohibition | None:
     """No vehicle (Wagons included) may cross a roadblock's hexside (B29.4, and on a Narrow Street P5.141):
     the chart's NA in the unit's column of the roadblock's entry."""
@@ -128,6 +138,7 @@ def hexside_not_crossable(e: _Entry) -> Prohibition | None:
     return None
 
 
+@answers_only_if(lambda c: c.k.pays_mp)
 def vehicle_onto_or_off_bridge_only_by_its_road(e: _Entry) -> Prohibition | None:
     """A bridge vehicles use connects to the road it extends, and only there: a vehicle drives onto or off a
     bridge's deck only across its road hexsides (B6.1)."""
@@ -140,6 +151,7 @@ def vehicle_onto_or_off_bridge_only_by_its_road(e: _Entry) -> Prohibition | None
     return None
 
 
+@answers_only_if(lambda c: c.k.cav and c.unit.charging)
 def no_cavalry_charge_into_woods(e: _Entry) -> Prohibition | None:
     """Cavalry may not charge into woods (B13.4; the terrain is the chart's ``charge_na``)."""
     if (e.ctx.k.cav and e.ctx.unit.charging and e.tb is not None
@@ -173,7 +185,7 @@ ENTRY_PROHIBITIONS: tuple[_EntryRule, ...] = (
 def crossing_prohibition(c: Context, hs: Hexside, hst: HexsideTerrain) -> Prohibition | None:
     """The first of :data:`CROSSING_PROHIBITIONS` that forbids crossing hexside ``hs`` (P2.53, B29.4, the
     chart's hexside entries), or None."""
-    return first_prohibition(CROSSING_PROHIBITIONS, _Entry(c, hs.a, None, hs, hst))
+    return first_prohibition(rulebook(c, CROSSING_PROHIBITIONS), _Entry(c, hs.a, None, hs, hst))
 
 
 def culvert_left_only_into_stream(c: Context, frm: Location, to: Location, tb: HexTerrain,
@@ -432,7 +444,7 @@ def entry_options(c: Context, frm: Location, to: Location, protection: bool, alo
         r = building_level_entry(c, frm, to, hst, ta, tb)
         return c.na(frm, to, r) if isinstance(r, Prohibition) else r
     e = _Entry(c, b, tb, hs, hst, along_ns, frm, to, ta)
-    for prohibition in ENTRY_PROHIBITIONS:  # first_prohibition, inline: the search asks this for every entry
+    for prohibition in rulebook(c, ENTRY_PROHIBITIONS):  # first_prohibition, inline: asked for every entry
         no = prohibition(e)
         if no is not None:
             return no

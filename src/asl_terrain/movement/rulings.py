@@ -353,6 +353,8 @@ class Step:
 
 def _total(items: Sequence[Item]) -> Fraction:
     """The sum of the items' amounts (the COT so far, or a ruling's cost)."""
+    if len(items) == 1 and type(items[0].amount) is Fraction:
+        return items[0].amount  # most moves have one item: no Fraction arithmetic (Python code, per move)
     t = ZERO
     for i in items:
         t += i.amount
