@@ -59,6 +59,9 @@ def run(*args: str, stdin: str | None = None, env: Mapping[str, str] | None = No
         widths = [c._width for c in consoles]
         for c in consoles:
             c._width = int(columns) if columns and columns.isdigit() else 80
+        from asl_terrain.cli import plain  # answers written as plain text take the same width
+
+        forced, plain.FORCED_WIDTH = plain.FORCED_WIDTH, int(columns) if columns and columns.isdigit() else 80
         saved = sys.argv, sys.stdin, sys.stdout, sys.stderr
         sys.argv = ["asl-terrain", *args]
         sys.stdin = io.TextIOWrapper(io.BytesIO((stdin or "").encode()), encoding="utf-8")
@@ -72,6 +75,7 @@ def run(*args: str, stdin: str | None = None, env: Mapping[str, str] | None = No
             sys.argv, sys.stdin, sys.stdout, sys.stderr = saved
             for c, w in zip(consoles, widths):
                 c._width = w
+            plain.FORCED_WIDTH = forced
     out.flush()
     err.flush()
     return subprocess.CompletedProcess(["asl-terrain", *args], code, out_b.getvalue().decode("utf-8", "replace"),

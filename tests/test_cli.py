@@ -10,8 +10,11 @@ import subprocess
 import sys
 from fractions import Fraction
 from pathlib import Path
+from typing import Any
 
 import pytest
+from hypothesis import assume, given, settings
+from hypothesis import strategies as st
 
 import clirun
 from asl_terrain.cli import COMMAND_MODULES
@@ -414,7 +417,7 @@ def test_one_command_imports_only_its_own_module() -> None:
             "print(sorted(m for m in sys.modules if m.startswith('asl_terrain.cli.')))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert "clear: yes" in out and out.splitlines()[-1] == \
-        "['asl_terrain.cli._app', 'asl_terrain.cli.los', 'asl_terrain.cli.quick']", out
+        "['asl_terrain.cli._app', 'asl_terrain.cli.los', 'asl_terrain.cli.plain', 'asl_terrain.cli.quick']", out
     assert "visible:" in out and out.splitlines()[-2] == "['los', 'viewshed']", out
     helped = clirun.run_subprocess("--help")
     assert helped.returncode == 0 and "tem" in helped.stdout and "los-table" in helped.stdout
@@ -454,9 +457,11 @@ def test_the_quick_path_answers_as_typer_does(argv: list[str]) -> None:
 
 def test_the_quick_path_imports_no_typer_and_options_go_through_typer() -> None:
     code = ("import sys\nfrom asl_terrain import cli\nsys.argv = ['asl-terrain', 'move', 'M13', 'M12']\n"
-            "cli.main()\nprint('typer' in sys.modules)\n")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
-    assert "allowed: yes" in out and out.splitlines()[-1] == "False", out
+            "cli.main()\nprint('typer' in sys.modules, 'rich.console' in sys.modules)\n")
+    env = {k: v for k, v in os.environ.items() if k not in ("COLUMNS", "FORCE_COLOR", "TTY_COMPATIBLE")}
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, env=env).stdout
+    # the answer (with its items table) written as plain text on a pipe: nor typer nor rich's console
+    assert "allowed: yes" in out and "┏" in out and out.splitlines()[-1] == "False False", out
     from asl_terrain import cli
 
     for argv in (["los", "W2", "W6", "-o", "x.png"], ["move", "M13", "M12", "--unit", "vehicle"], ["los"],
@@ -482,3 +487,77 @@ def test_the_quick_answers_take_the_commands_defaults() -> None:
                 continue
             assert params[pname].default == p.default, (name, pname)
         assert set(params) - set(sig) == {"smoke", "wreck", "vehicle", "rubble", "ssr"}, name
+
+
+# ------------------------------------------------------------------ answers written without rich's console
+
+_WORD = st.text(alphabet="abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.,;()+-=/'½¾—é", min_size=1,
+                max_size=14)
+_TEXT = st.lists(st.one_of(_WORD, st.just(" "), st.just("  "), st.just("\n"), st.just("Supercalifragilisticexpi"
+                                                                                          "alidocious-x")),
+                 max_size=30).map("".join)
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(_TEXT, min_size=1, max_size=4), st.lists(st.tuples(_TEXT, _TEXT, _TEXT), max_size=5),
+       st.tuples(_WORD, _WORD, _WORD), st.integers(16, 140), st.data())
+def test_plain_answers_are_the_bytes_rich_writes(lines: list[str], rows: list[tuple[str, str, str]],
+                                                 headers: tuple[str, str, str], width: int, data: Any) -> None:
+    """Start-up (issue 13): an answer written by cli.plain (without importing rich's console) is exactly
+    what rich writes to a file that is not a terminal: lines wrapped and folded, tables laid out (columns
+    measured and collapsed, cells wrapped, cut with an ellipsis, justified), at every width."""
+    import io
+
+    from rich.console import Console
+    from rich.markup import escape
+
+    from asl_terrain.cli.plain import Printed
+
+    p = Printed()
+    for text in lines[:2]:
+        p.line(text, lambda text=text: escape(text))  # type: ignore[misc]
+    if rows:
+        p.table(headers, ("right", "left", "left"), rows)
+    for text in lines[2:]:
+        p.line(text, lambda text=text: f"[italic]{escape(text)}[/]")  # type: ignore[misc]
+    plain = p.render(width)
+    assume(plain is not None)
+    buf = io.StringIO()
+    p.print_through(Console(file=buf, width=width, highlight=False))
+    assert plain == buf.getvalue()
+
+
+_ANSWERED = [["move", "M13", "M12"], ["move", "M13", "M14"], ["move", "A1", "B1"], ["move", "W2", "W3"],
+             ["move", "I14", "H13"], ["move", "HrI5", "HrI6"], ["los", "W2", "W6"], ["los", "A1", "Q10"],
+             ["los", "I5", "P5"], ["los", "M13", "Q13"], ["los", "B2", "GG9"], ["tem", "M13"], ["tem", "I5"],
+             ["los", "M13", "M12", "--ssr", "no-roads"]]
+
+
+@pytest.mark.parametrize("columns", ["80", "44", "130"])
+def test_cli_answers_written_plain_equal_rich_ones(columns: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The same command lines answered with cli.plain writing the answer and with rich writing it (plain
+    refused) give the same stdout, stderr and exit status."""
+    from asl_terrain.cli import plain
+
+    env = {**os.environ, "COLUMNS": columns}
+    written = [clirun.run(*argv, env=env) for argv in _ANSWERED]
+    assert sum("┏" in r.stdout for r in written) >= 6  # tables among them
+    monkeypatch.setattr(plain.Printed, "render", lambda self, w: None)
+    for argv, r in zip(_ANSWERED, written):
+        rich_r = clirun.run(*argv, env=env)
+        assert (r.returncode, r.stdout, r.stderr) == (rich_r.returncode, rich_r.stdout, rich_r.stderr), argv
+
+
+def test_plain_is_refused_where_rich_would_change_the_text(monkeypatch: pytest.MonkeyPatch) -> None:
+    from asl_terrain.cli import plain
+
+    p = plain.Printed()
+    p.line("ok text", lambda: "ok text")
+    assert p.render(80) == "ok text\n"
+    for text in ("a :smile: b", "tab\there", "a [bold]b", "back\\slash", "cr\rx"):
+        q = plain.Printed()
+        q.line(text, lambda: text)
+        assert q.render(80) is None, text
+    monkeypatch.setattr(plain, "FORCED_WIDTH", None)
+    monkeypatch.setenv("FORCE_COLOR", "1")
+    assert plain.width() is None

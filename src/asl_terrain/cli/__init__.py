@@ -11,14 +11,12 @@ from __future__ import annotations
 import importlib
 import sys
 import warnings
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Optional
-
-from rich.console import Console
-from rich.markup import escape
 
 from ..chart import Chart, ChartDeprecationWarning, load_chart
 from ..errors import UserError
@@ -26,10 +24,15 @@ from ..model import Map, demo_map_path
 from ..rulings import fmt
 
 if TYPE_CHECKING:
+    from rich.console import Console
+
     from ._app import FORCE_OPT as FORCE_OPT
     from ._app import SIZE_OPT as SIZE_OPT
     from ._app import app as app
     from ._app import what_if_options as what_if_options
+
+    console: Console  # made by _console() when first asked for
+    err_console: Console
 
 #: what cli._app defines (typer, its options): imported when first asked for, so that a command line the
 #: quick path answers (cli.quick) never imports typer (start-up, issue 13)
@@ -41,7 +44,28 @@ def __getattr__(name: str) -> Any:
         from . import _app
 
         return getattr(_app, name)
+    if name in ("console", "err_console"):
+        return _console(name == "err_console")
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def _console(stderr: bool = False) -> Any:
+    """The CLI's rich console for stdout (``console``) or stderr (``err_console``), made when first asked
+    for: an answer written as plain text (cli.plain) never imports rich's console (start-up, issue 13)."""
+    name = "err_console" if stderr else "console"
+    c = globals().get(name)
+    if c is None:
+        from rich.console import Console
+
+        c = globals()[name] = Console(stderr=stderr, highlight=False)
+    return c
+
+
+def escape(text: str) -> str:
+    """rich's markup escape (rich.markup imported when first needed)."""
+    from rich.markup import escape as rich_escape
+
+    return rich_escape(text)
 
 
 #: the submodule that defines each command: a run of one command imports and builds only that module's
@@ -89,9 +113,6 @@ def _command_of(argv: list[str]) -> str | None:
     return None
 
 
-console = Console(highlight=False)
-err_console = Console(stderr=True, highlight=False)
-
 
 class State:
     debug: bool = False
@@ -107,7 +128,7 @@ def get_chart() -> Chart:
     if chart.retired and not State.retired_said:
         State.retired_said = True
         for note in chart.retired:
-            err_console.print(f"[bold yellow]warning:[/] {escape(note)}", soft_wrap=True)
+            _console(True).print(f"[bold yellow]warning:[/] {escape(note)}", soft_wrap=True)
     return chart
 
 
@@ -232,40 +253,50 @@ def save_picture(svg: str, output: Path, force: bool = False, inputs: Any = ()) 
 _ITEM_COLUMNS = {"amount": "TEM/DRM", "drm": "DRM", "cost": "COST"}
 
 
-def print_answer(ans: dict[str, Any], keys: list[str] | None = None, item_key: str = "cost") -> int:
-    """Print one answer for a person; returns 1 for an error answer, else 0."""
+def print_answer(ans: dict[str, Any], keys: list[str] | None = None, item_key: str = "cost",
+                 more: Sequence[tuple[str, str]] = ()) -> int:
+    """Print one answer for a person (and ``more`` lines after it, as (plain text, rich markup)); returns 1
+    for an error answer, else 0."""
     if "error" in ans:
-        err_console.print(f"[bold red]error:[/] {escape(str(ans['error']))}")
+        _console(True).print(f"[bold red]error:[/] {escape(str(ans['error']))}")
         return 1
+    from .plain import Printed
+
+    out = Printed()
     skip = {"kind", "rules", "explain", "items", "steps", "paths", "costs", "visible", "hindrances"}
     for k in keys or [k for k in ans if k not in skip]:
         if k in ans:
-            console.print(f"[bold]{k}[/]: {escape(format_value(ans[k]))}")
+            v = format_value(ans[k])
+            out.line(f"{k}: {v}", partial(_bold, k, v))
     items = ans.get("items")
     if items:
-        from rich.table import Table  # only answers with items draw a table (start-up, issue 13)
-
-        t = Table(show_header=True, header_style="bold")
         key = next((k for k in _ITEM_COLUMNS if k in items[0]), item_key)
         header = _ITEM_COLUMNS.get(key, key.upper())
         if key == "cost" and ans.get("units"):
             header = str(ans["units"])
-        t.add_column(header, justify="right")
-        t.add_column("why")
-        t.add_column("rule")
         signed = key in ("amount", "drm")  # a DRM is written with its sign: +1, -1
+        rows = []
         for it in items:
             v = it.get(key)
             text = format_value(v)
             if signed and isinstance(v, (int, float)) and not isinstance(v, bool) and v > 0:
                 text = "+" + text
-            t.add_row(escape(text), escape(str(it.get("why", ""))), escape(str(it.get("rule", ""))))
-        console.print(t)
-    console.print(f"[bold]rules[/]: {escape(', '.join(ans.get('rules', [])) or '-')}")
-    console.print(f"[italic]{escape(str(ans.get('explain', '')))}[/]")
+            rows.append((text, str(it.get("why", "")), str(it.get("rule", ""))))
+        out.table((header, "why", "rule"), ("right", "left", "left"), rows)
+    rules = ", ".join(ans.get("rules", [])) or "-"
+    out.line(f"rules: {rules}", partial(_bold, "rules", rules))
+    explain = str(ans.get("explain", ""))
+    out.line(explain, lambda: f"[italic]{escape(explain)}[/]")
     for line in ans.get("ssr") or ():  # the SSR switches the answer was ruled under
-        console.print(escape(str(line)))
+        out.line(str(line), partial(escape, str(line)))
+    for text, markup in more:
+        out.line(text, partial(str, markup))
+    out.emit()
     return 0
+
+
+def _bold(key: str, value: str) -> str:
+    return f"[bold]{key}[/]: {escape(value)}"
 
 
 def format_value(v: Any) -> str:
@@ -331,17 +362,17 @@ def main() -> None:
         else:
             _run_app(argv)
     except UserError as e:
-        err_console.print(f"[bold red]error:[/] {escape(str(e))}", soft_wrap=True)
+        _console(True).print(f"[bold red]error:[/] {escape(str(e))}", soft_wrap=True)
         sys.exit(2)
     except KeyboardInterrupt:
-        err_console.print("aborted")
+        _console(True).print("aborted")
         sys.exit(130)
     except Exception as e:
         typer = sys.modules.get("typer")  # only a command line typer parsed can raise its exceptions
         if typer is not None and isinstance(e, typer.Exit):
             sys.exit(e.exit_code)
         if typer is not None and isinstance(e, typer.Abort):
-            err_console.print("aborted")
+            _console(True).print("aborted")
             sys.exit(130)
         # click's own errors (typer may ship its own click) carry an exit code: a usage error is one line
         # naming what is wrong and where the help is; "no arguments" shows the help
@@ -350,7 +381,7 @@ def main() -> None:
             if hasattr(e, "format_message") and type(e).__name__ != "NoArgsIsHelpError":
                 ctx = getattr(e, "ctx", None)
                 where = getattr(ctx, "command_path", None) or "asl-terrain"
-                err_console.print(f"[bold red]error:[/] {escape(e.format_message())} (see '{where} --help')",
+                _console(True).print(f"[bold red]error:[/] {escape(e.format_message())} (see '{where} --help')",
                                   soft_wrap=True)
             else:
                 e.show()
@@ -359,7 +390,7 @@ def main() -> None:
             sys.exit(code)
         if State.debug:
             raise
-        err_console.print(f"[bold red]internal error:[/] {type(e).__name__}: {escape(str(e))}\n"
+        _console(True).print(f"[bold red]internal error:[/] {type(e).__name__}: {escape(str(e))}\n"
                           "This is a bug in asl-terrain; please report it with the command line and the map. "
                           "Run with --debug for the traceback.")
         sys.exit(3)

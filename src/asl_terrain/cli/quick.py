@@ -13,7 +13,7 @@ from typing import Any, Optional
 
 from ..errors import UserError
 from ..model import Map
-from . import WhatIf, board_image, check_output, console, get_chart, print_answer, save_picture, split_map
+from . import WhatIf, _console, board_image, check_output, get_chart, print_answer, save_picture, split_map
 
 LOS_KEYS = ["from", "to", "clear", "blocked_by", "hindrance_drm", "range", "height_advantage", "up_slope",
             "blind", "borderline", "elevations", "roadblocks_crossed"]
@@ -63,13 +63,15 @@ def run_los(args: list[str], output: Optional[Path] = None, entrenched_from: boo
     if entrenched_from or entrenched_to:
         q["entrenched"] = {"from": entrenched_from, "to": entrenched_to}
     ans = answer(m, q)
-    print_answer(ans, LOS_KEYS)
     hs = ans.get("hindrances") or []
+    more = []
     if hs and not ans.get("items"):  # the items table lists them otherwise
-        console.print("[bold]hindrances[/]: " + ", ".join(f"{h['what']} in {h['hex']} +{h['drm']}" for h in hs))
+        listed = ", ".join(f"{h['what']} in {h['hex']} +{h['drm']}" for h in hs)
+        more.append(("hindrances: " + listed, "[bold]hindrances[/]: " + listed))
+    print_answer(ans, LOS_KEYS, more=more)
     if output is not None:
         _draw_los(m, a, b, (entrenched_from, entrenched_to), output, size, force, args)
-        console.print(f"wrote {output}")
+        _console().print(f"wrote {output}")
 
 
 def run_move(args: list[str], unit: str = "infantry", road_rate: Optional[bool] = None,
