@@ -527,10 +527,6 @@ class ArtworkDepiction:
         # per hex index: its record when it does not depend on the thread (one code drawn, inherent or
         # offboard terrain), None when it does; worked out when a thread first meets the hex
         self._static: dict[int, _Meet | None] = {}
-        # per hex index: the most any thread through its interior can meet (see _Bounds)
-        self.bounds = _Bounds(self)
-        self._true_ends: dict[Point, bool] = {}
-        self._stretches: dict[tuple[int, bytes | tuple[int, ...]], _Meet] = {}  # (index, stretch) -> record
         self._counters: dict[int, list[_Hind]] = {}  # SMOKE, vehicles, wrecks: only hexes with counters
         m = tab.m
         for h in list(m._by_hex):
@@ -568,15 +564,6 @@ class ArtworkDepiction:
             elif len(codes) == 1:
                 got = self._record(i, codes)
         self._static[i] = got
-        return got
-
-    def true_end(self, p: Point) -> bool:
-        """Whether a thread's end pixel at grid point ``p`` lies within a pixel of the point (its centre
-        pixel truncated), not pulled onto the raster from off it."""
-        got = self._true_ends.get(p)
-        if got is None:
-            (x, y), (px, py) = self.raster.los_point(p), self.raster.pixel(p)
-            got = self._true_ends[p] = 0 <= px - x < 1 and 0 <= py - y < 1
         return got
 
     def _inherent(self, terrain: str) -> bool:
@@ -658,44 +645,14 @@ class ArtworkDepiction:
 
 
 
-class _Bounds(dict[int, tuple[int, bool, "_Meet | None"]]):
-    """Per hex index of an artwork depiction: the highest top of anything drawn in the hex (of each of its
-    codes' records, before A6.7's one Hindrance per hex is chosen), whether any of it Hinders, and the
-    hex's record when it does not depend on the thread (:meth:`ArtworkDepiction.static`). What a thread
-    meets in the hex's interior is the record of a subset of those codes, so a LOS that passes over all of
-    it needs no pixel read there (worked out when first asked)."""
-
-    def __init__(self, dep: ArtworkDepiction) -> None:
-        super().__init__()
-        self.dep = dep
-
-    def __missing__(self, i: int) -> tuple[int, bool, _Meet | None]:
-        dep = self.dep
-        s = dep.static(i)
-        got: tuple[int, bool, _Meet | None]
-        if s is not None:
-            got = (s.quick, bool(s.hindrances), s)
-        else:
-            h = dep.tab.hex_of(i)
-            singles = [dep._record(i, frozenset((c,))) for c in dep.raster.hex_codes_near(h.col, h.row) or ()]
-            # (a hex at the raster's edge or on no board: no bound, its pixels are read)
-            got = ((max(r.quick for r in singles), any(r.hindrances for r in singles), None) if singles else
-                   (_UNBOUNDED, True, None))
-        self[i] = got
-        return got
-
-
 class _ArtworkThread:
     """One thread's reader of an :class:`ArtworkDepiction`: the pixels under the thread, sampled when first
     needed, and what they depict. It belongs to one walk (a depiction serves threads walked at once)."""
 
-    __slots__ = ("bounds", "dep", "p", "q", "sample", "shift")
+    __slots__ = ("dep", "p", "q", "sample", "shift")
 
     def __init__(self, dep: ArtworkDepiction, p: Point, q: Point, shift: float) -> None:
         self.dep = dep
-        # the bounds hold for a thread whose pixels stay within a pixel or so of it: not one moved aside for
-        # the borderline test, nor one to a centre off the raster (its end pixel is pulled onto the raster)
-        self.bounds = dep.bounds if not shift and dep.true_end(p) and dep.true_end(q) else None
         self.p, self.q, self.shift = p, q, shift
         self.sample: Any = None
 
@@ -709,21 +666,12 @@ class _ArtworkThread:
 
     def interior(self, idx: int, t0: float, t1: float) -> _Meet:
         dep = self.dep
-        s = dep.bounds[idx][2]
+        s = dep._static.get(idx, _UNSET)
+        if s is _UNSET:
+            s = dep.static(idx)
         if s is not None:
-            return s
-        smp = self.sample
-        if smp is None:
-            smp = self.sample = dep.raster.sample(self.p, self.q, self.shift)
-        if smp._raster is not dep.raster:  # a turned board's view: its own pixel ids
-            return dep._record(idx, smp.between(t0, t1))
-        key = (idx, smp.stretch(t0, t1))  # the stretch's record, by its pixels (most were met before)
-        r = dep._stretches.get(key)
-        if r is None:
-            if len(dep._stretches) >= _RECORD_LIMIT:
-                dep._stretches.clear()
-            r = dep._stretches[key] = dep._record(idx, dep.raster.codes_of(key[1]))
-        return r
+            return s  # type: ignore[no-any-return]
+        return dep._record(idx, self._codes(t0, t1))
 
     def drawn_on_both_sides(self, key: tuple[int, int]) -> bool:
         """A6.1: whether the wall drawn on hexside ``key`` lies on both sides of this thread (pixels of it
@@ -1406,7 +1354,6 @@ def is_up_slope(m: Map, loc: Location, trace: Trace, at_start: bool) -> bool:
 
 _Contacts: TypeAlias = tuple[tuple[Any, ...], ...]
 _UNSET: Any = object()
-_UNBOUNDED = 1 << 30  # a bound (quarter levels) above any elevation
 
 
 _SQ3 = math.sqrt(3.0)
@@ -2421,8 +2368,6 @@ def _walk(L: _Los, contacts: Iterable[tuple[Any, ...]], base: int, dep: dict[int
     crossed, run_along, vertex_rules = tab.book.crossed, tab.book.run_along, tab.book.vertex
     # the whole-hex depiction's interior() is a list lookup: read the list directly on the hot path
     recs: list[_Meet | None] | None = getattr(reader, "recs", None) if dep is None else None
-    # an artwork reader's bounds: a hex interior whose every drawn feature is too low is passed unread
-    bounds: _Bounds | None = getattr(reader, "bounds", None)
     rec: _Meet
     for n, c in enumerate(contacts):
         k = c[0]
@@ -2433,16 +2378,8 @@ def _walk(L: _Los, contacts: Iterable[tuple[Any, ...]], base: int, dep: dict[int
             if recs is not None:
                 r = recs[idx]
                 rec = r if r is not None else tab._fill(idx)
-            elif dep is not None and n in dep:
-                rec = recs_in[idx]
             else:
-                if bounds is not None:
-                    q, hinders, r = bounds[idx]
-                    if q < floor or (q == floor and not (hinders and slo == shi == q)):
-                        continue
-                    rec = r if r is not None else dep_interior(idx, c[1], c[2])
-                else:
-                    rec = dep_interior(idx, c[1], c[2])
+                rec = recs_in[idx] if dep is not None and n in dep else dep_interior(idx, c[1], c[2])
         elif k == _X:
             if wall_hex[base + c[3]] and (key := (base + c[3], base + c[4])) in walled:
                 b = _first_block(crossed, L, key, c[1])

@@ -137,26 +137,18 @@ class ThreadSample:
         """The codes met strictly inside [t0, t1]: the samples within one pixel step of either end are
         left out, because the pixel holding a hexside or vertex point may be the neighbouring hex's
         artwork; a stretch shorter than three steps gives its middle sample."""
-        st = self.stretch(t0, t1)
-        if isinstance(st, tuple):
-            return frozenset(st)
-        assert self._raster is not None
-        got = self._raster._sets.get(st)
-        return got if got is not None else self._raster._set_of(st)
-
-    def stretch(self, t0: float, t1: float) -> bytes | tuple[int, ...]:
-        """The samples :meth:`between` reads, as a key: the stretch's pixel ids as bytes (most stretches
-        repeat one met before: open ground, a woods edge), or its codes where the thread was sampled
-        whole; :meth:`ArtworkRaster.codes_of` gives their codes."""
         n = self.n
         a = math.ceil(t0 * n - 1e-9) + 1
         b = math.floor(t1 * n + 1e-9) - 1
         if b < a:
             a = b = min(max(round((t0 + t1) * n / 2), 0), n)
         if self._codes is not None:
-            return tuple(self._codes[a : b + 1])
-        assert self._ids is not None and self._offs is not None
-        return self._ids[self._offs[a : b + 1]].tobytes()  # type: ignore[no-any-return]
+            return frozenset(self._codes[a : b + 1])
+        assert self._ids is not None and self._offs is not None and self._raster is not None
+        # the stretch's pixel ids as bytes: most stretches repeat one met before (open ground, a woods edge)
+        ids = self._ids[self._offs[a : b + 1]].tobytes()
+        got = self._raster._sets.get(ids)
+        return got if got is not None else self._raster._set_of(ids)
 
 
 class ArtworkRaster:
@@ -222,7 +214,7 @@ class ArtworkRaster:
         self._offsets: dict[tuple[int, int], np.ndarray] = {}
         self._clear_ids()
         # a hex's codes are read from the combined raster when first asked for (one LOS reads few hexes)
-        self._hex_codes: dict[tuple[Any, ...], frozenset[int]] = {}  # (col, row[, "near"])
+        self._hex_codes: dict[Hex, frozenset[int]] = {}
         self._on_boards: set[Hex] = {(col + dc, row + dr) for b, dc, dr in boards for col, row in b.geometry.hexes}
         # a board turned 180°: a thread between two of its points is walked on the board as printed, in
         # its own frame, as VASL does (it turns the coordinates, not the board), so that LOS between two
@@ -346,24 +338,17 @@ class ArtworkRaster:
         return cast("list[int]", np.frombuffer(ids, dtype=np.uint16).tolist())
 
     def _set_of(self, ids: bytes) -> frozenset[int]:
-        # built in the pixels' order, like a set of the stretch's codes (a set's order depends on the order
-        # its members were added in; the engine sorts a record's codes, but a caller may iterate the set)
+        # built in the pixels' order, like a set of the stretch's codes: the engine reads a hex's features in
+        # the set's order, and a set's order depends on the order its members were added in
         if self._code_of:
             code_of = self._code_of
             got = frozenset([code_of[i] for i in dict.fromkeys(ids)])
         else:
             got = frozenset(np.frombuffer(ids, dtype=np.uint16).tolist())
-        if len(self._sets) >= 262_144:  # bounded (a board's pairs meet about 130,000 stretches)
+        if len(self._sets) >= 65_536:
             self._sets.clear()
         self._sets[ids] = got
         return got
-
-    def codes_of(self, stretch: bytes | tuple[int, ...]) -> frozenset[int]:
-        """The codes of a :meth:`ThreadSample.stretch`."""
-        if isinstance(stretch, tuple):
-            return frozenset(stretch)
-        got = self._sets.get(stretch)
-        return got if got is not None else self._set_of(stretch)
 
     # -- codes
     @staticmethod
@@ -392,17 +377,17 @@ class ArtworkRaster:
             return float(min(max(int(x), 0), self.width - 1)), float(min(max(int(y), 0), self.height - 1))
         return x, y
 
-    def _codes_in_hex(self, col: int, row: int, grow: float = 1.5) -> frozenset[int]:
-        """Every code of the pixels touching the hex (its hexagon grown by ``grow`` px)."""
+    def _codes_in_hex(self, col: int, row: int) -> frozenset[int]:
+        """Every code of the pixels touching the hex (its hexagon grown by 1.5 px)."""
         cx, cy = col * HEX_WIDTH, row * HEX_HEIGHT - _HALF_HEIGHT * (1 - col % 2)
-        m = int(grow) + 1
-        x0, x1 = max(int(cx - _SIDE - m), 0), min(int(cx + _SIDE + m) + 1, self.width)
-        y0, y1 = max(int(cy - _HALF_HEIGHT - m), 0), min(int(cy + _HALF_HEIGHT + m) + 1, self.height)
+        x0, x1 = max(int(cx - _SIDE - 2), 0), min(int(cx + _SIDE + 2) + 1, self.width)
+        y0, y1 = max(int(cy - _HALF_HEIGHT - 2), 0), min(int(cy + _HALF_HEIGHT + 2) + 1, self.height)
         if x0 >= x1 or y0 >= y1:
             return frozenset()
         xs = np.arange(x0, x1, dtype=np.float64)[:, None] + 0.5
         ys = np.arange(y0, y1, dtype=np.float64)[None, :] + 0.5
         ax, ay = np.abs(xs - cx), np.abs(ys - cy)
+        grow = 1.5
         inside = (ay <= _HALF_HEIGHT + grow) & (ax / (_SIDE + grow) + ay / (HEX_HEIGHT + 2 * grow) <= 1)
         # a set of the pixels' codes, not np.unique: its first call imports numpy.ma (start-up, issue 13)
         return frozenset(self._raster[x0:x1, y0:y1][inside].tolist())
@@ -444,22 +429,6 @@ class ArtworkRaster:
             got = self._codes_in_hex(col, row) if (col, row) in self._on_boards else frozenset()
             self._hex_codes[(col, row)] = got
         return got
-
-    def hex_codes_near(self, col: int, row: int) -> frozenset[int] | None:
-        """The depiction codes of every pixel a thread through the hex's interior can read there: those of
-        :meth:`hex_codes` and of the pixels within 3.5 px of the hex (a thread's end pixels are its centre
-        pixels truncated and each sample is the pixel it falls in, so a sampled pixel's centre lies within
-        1.5 px of the exact thread along each axis). None for a hex within 5 px of the raster's edge, where
-        a sample may fall off the raster."""
-        key = (col, row, "near")
-        if key in self._hex_codes:
-            return self._hex_codes[key] or None
-        cx, cy = col * HEX_WIDTH, row * HEX_HEIGHT - _HALF_HEIGHT * (1 - col % 2)
-        inside = (cx - _SIDE - 5 >= 0 and cx + _SIDE + 5 < self.width and cy - _HALF_HEIGHT - 5 >= 0
-                  and cy + _HALF_HEIGHT + 5 < self.height and (col, row) in self._on_boards)
-        got = self._codes_in_hex(col, row, 3.5) if inside else frozenset()
-        self._hex_codes[key] = got
-        return got or None
 
     def sample(self, p: tuple[float, float], q: tuple[float, float], shift: float = 0.0) -> ThreadSample:
         """The codes under the thread from grid point ``p`` to ``q``: one sample per pixel step.
