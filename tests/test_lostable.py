@@ -207,3 +207,34 @@ def test_a_big_viewshed_shows_a_bar_only_on_a_terminal(tmp_path: Path, monkeypat
         assert ("viewshed (Locations)" in buf.getvalue()) == terminal
         outs.append(res.output)
     assert outs[0] == outs[1] and "visible:" in outs[0] and "Locations)" not in outs[0]
+
+
+def test_a_batch_runs_with_the_heap_settled_and_leaves_it_as_it_was() -> None:
+    """issue 13: model.settled() freezes the heap built so far for a long batch (the collector's full passes
+    skip the map) and unfreezes it after, unless it was frozen before; cycles made during the batch are
+    still collected."""
+    import gc
+    import weakref
+
+    from asl_terrain.model import settled
+
+    class Node:
+        pass
+
+    assert gc.get_freeze_count() == 0
+    with settled():
+        assert gc.get_freeze_count() > 0
+        a = Node()
+        a.self = a  # type: ignore[attr-defined]
+        gone = weakref.ref(a)
+        del a
+        gc.collect()
+        assert gone() is None
+    assert gc.get_freeze_count() == 0
+    gc.freeze()
+    try:
+        with settled():
+            pass
+        assert gc.get_freeze_count() > 0  # someone else's freeze is kept
+    finally:
+        gc.unfreeze()

@@ -14,7 +14,7 @@ import math
 import re
 import time
 from collections import Counter
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -26,7 +26,7 @@ from asl_terrain.chart import Chart
 from asl_terrain.errors import UserError
 from asl_terrain.grid import Hex, Hexside, trace
 from asl_terrain.los import location_point, los, los_verdicts
-from asl_terrain.model import Location, Map
+from asl_terrain.model import Location, Map, settled
 from asl_terrain.render import Mark, Thread, map_svg, picture_bytes
 
 __all__ = ["CAUSES", "Cause", "CrossCheck", "Group", "board_picture", "classify", "cross_check", "example_svg",
@@ -295,6 +295,9 @@ def _clears(m: Map, locs: dict[str, Location], lines: Sequence[Any], chart: Char
 
 
 def _init_forked(m: Map, locs: dict[str, Location], lines: list[Any], chart: Chart | None) -> None:
+    import gc
+
+    gc.freeze()  # the parent's heap: never scanned by this worker's collector, its pages stay shared
     _WORKER.update(m=m, locs=locs, lines=lines, chart=chart)
 
 
@@ -374,19 +377,24 @@ def cross_check(m: Map, oracle: str, chart: Chart | None = None, *, examples: in
         todo.append(line)
     # the plain verdicts first (the engine's batch path), tallied by (VASL blocked, reason, agreed); the full
     # ruling only where VASL disagrees, after the tally
-    said = progress
-    clears: Iterable[Any]
+    # the heap built so far (map, tables, artwork, the oracle's lines) left out of the collector's passes
+    clears: bytes
     if jobs > 1 and len(todo) > _CHUNK and "fork" in _start_methods():
         if progress is not None:
             progress(0, len(todo))
-        clears, said = _clears_forked(m, locs, todo, chart, jobs, progress), None
+        with settled():
+            clears = _clears_forked(m, locs, todo, chart, jobs, progress)
     else:
-        clears = (v[0] for v in los_verdicts(m, ((locs[x.from_hex], locs[x.to_hex]) for x in todo), chart=chart))
+        parts = []
+        with settled():
+            for i in range(0, len(todo), _CHUNK):
+                if progress is not None:
+                    progress(i, len(todo))
+                parts.append(_clears(m, locs, todo[i:i + _CHUNK], chart))
+        clears = b"".join(parts)
     tally: dict[tuple[bool, str, bool], int] = {}
     wrong: list[Any] = []
-    for k, (line, clear) in enumerate(zip(todo, clears)):
-        if said is not None and k % 2000 == 0:
-            said(k, len(todo))
+    for line, clear in zip(todo, clears):
         blocked = line.blocked
         ok = (not clear) == blocked
         key = (blocked, line.reason if blocked else "clear", ok)

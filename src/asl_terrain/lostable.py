@@ -35,7 +35,7 @@ from typing import Any
 from .chart import Chart, default_chart, load_chart
 from .errors import UserError
 from .los import los_verdicts
-from .model import Conditions, Location, Map
+from .model import Conditions, Location, Map, settled
 
 __all__ = ["FORMAT", "LosTable", "los_table", "npz_bytes", "table_locations"]
 
@@ -92,7 +92,11 @@ def _init_worker(map_path: str, chart_path: str | None, levels: tuple[int, ...],
 
 
 def _init_forked(m: Map, locs: list[Location], chart: Chart, conditions: Conditions) -> None:
-    # a forked worker has the parent's map, with the LOS tables and artwork the parent built, in its memory
+    # a forked worker has the parent's map, with the LOS tables and artwork the parent built, in its memory;
+    # frozen, the collector never scans it (nor writes to its pages, which stay shared with the parent)
+    import gc
+
+    gc.freeze()
     _WORKER.update(m=m, locs=locs, chart=chart, conditions=conditions)
 
 
@@ -130,11 +134,12 @@ def los_table(m: Map, levels: Sequence[int] = (0,), *, chart: Chart | None = Non
     chunks = [range(i, min(i + step, n)) for i in range(0, n, step)]
     done = 0
     if jobs == 1:
-        for c in chunks:
-            parts[c.start] = _rows(m, locs, c, chart, cond)
-            done += len(c)
-            if progress:
-                progress(done, n)
+        with settled():
+            for c in chunks:
+                parts[c.start] = _rows(m, locs, c, chart, cond)
+                done += len(c)
+                if progress:
+                    progress(done, n)
     else:
         from concurrent.futures import ProcessPoolExecutor, as_completed
 

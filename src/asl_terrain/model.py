@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 import threading
 from collections.abc import Callable, Hashable
+from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from functools import partial
 from pathlib import Path
@@ -1105,6 +1106,23 @@ def load_demo() -> Map:
     return Map.load(demo_map_path())
 
 
+@contextmanager
+def settled() -> Iterator[None]:
+    """A long batch of rulings (a LOS table, a cross-check) run with the heap built so far (the map, its
+    tables and artwork) left out of the cyclic collector's passes (gc.freeze): its full passes then scan
+    only what the batch adds, not the whole map again (~10 % of the batch, issue 13). Undone at the end
+    unless something froze the heap before."""
+    import gc
+
+    first = gc.get_freeze_count() == 0
+    gc.freeze()
+    try:
+        yield
+    finally:
+        if first:
+            gc.unfreeze()
+
+
 __all__ = ["BoardNaming", "BoardPlacement", "Conditions", "Counter", "Depiction", "HexTerrain", "HexsideTerrain",
            "Location", "Map", "PlacedUnit",
-           "demo_map_path", "load_demo"]
+           "demo_map_path", "load_demo", "settled"]
