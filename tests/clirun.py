@@ -6,6 +6,7 @@ see a real process (the entry point itself, a traceback that would reach the ter
 from __future__ import annotations
 
 import contextlib
+import gc
 import io
 import os
 import subprocess
@@ -76,6 +77,9 @@ def run(*args: str, stdin: str | None = None, env: Mapping[str, str] | None = No
             for c, w in zip(consoles, widths):
                 c._width = w
             plain.FORCED_WIDTH = forced
+            # a one-shot command may gc.freeze() what it built (cli/movement.py _one_shot): a real process
+            # ends there, this one goes on, so its later collections see those objects again
+            gc.unfreeze()
     out.flush()
     err.flush()
     return subprocess.CompletedProcess(["asl-terrain", *args], code, out_b.getvalue().decode("utf-8", "replace"),

@@ -48,9 +48,8 @@ Edge = tuple[int, int, bool, bool, How, tuple[str, ...]]
 _Ruled = tuple[MoveRuling, How]
 
 #: a move out of a node as the builders below name it: the Location entered (or its node id, when it has one),
-#: the rule and what it is asked
-#: after the context and the Location left, and what a move the Bypass positions of a hex share depends on
-#: besides the Location entered (plain values; None: not shared)
+#: the rule and what it is asked after the context and the Location left, and what a move the Bypass
+#: positions of a hex share depends on besides the Location entered (plain values; None: not shared)
 _Way = tuple["Location | int", Callable[..., Any], tuple[Any, ...], "tuple[Any, ...] | None"]
 
 #: the rules whose moves cost at least a floor known before they are ruled (by the Tables' context)
@@ -259,7 +258,7 @@ def _try_bypass(t: Tables, frm: Location, h: Hex, s: Hexside, v0: Vertex, out: l
         low = bypass_hex(m, s)
         if low is not None and low != h:
             return
-    elif not t.bypassable(h) or (in_own and not frm.is_bypass):
+    elif (in_own and not frm.is_bypass) or not t.bypassable(h):
         return
     v = _other_end(s, v0)
     key = None if shared_key is None or in_own else ("bypass", *shared_key)  # the Location entered says h, s, v0
