@@ -5,6 +5,7 @@ loading a map's ``[depiction]``."""
 from __future__ import annotations
 
 import copy
+import functools
 import math
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
@@ -104,6 +105,19 @@ def _ground_under_bridges(board: BoardArchive, table: TerrainTable) -> np.ndarra
     under = lowest[idx[deck] + 1]
     ground[deck] = np.where(under == np.iinfo(np.int16).max, ground[deck], np.minimum(ground[deck], under))
     return ground
+
+
+@functools.lru_cache(maxsize=64)
+def _hex_mask(cx: float, cy: float, w: int, h: int) -> np.ndarray:
+    """The pixels of a w x h window whose centres lie in the hexagon centred at (cx, cy) of the window, grown
+    by 1.5 px: the same for every hex whose centre falls at that fraction of a pixel (a few kinds a board)."""
+    xs = np.arange(w, dtype=np.float64)[:, None] + 0.5
+    ys = np.arange(h, dtype=np.float64)[None, :] + 0.5
+    ax, ay = np.abs(xs - cx), np.abs(ys - cy)  # exact: every value here is a multiple of 1/4 px
+    grow = 1.5
+    mask = (ay <= _HALF_HEIGHT + grow) & (ax / (_SIDE + grow) + ay / (HEX_HEIGHT + 2 * grow) <= 1)
+    mask.setflags(write=False)
+    return mask
 
 
 class ThreadSample:
@@ -380,17 +394,15 @@ class ArtworkRaster:
     def _codes_in_hex(self, col: int, row: int) -> frozenset[int]:
         """Every code of the pixels touching the hex (its hexagon grown by 1.5 px)."""
         cx, cy = col * HEX_WIDTH, row * HEX_HEIGHT - _HALF_HEIGHT * (1 - col % 2)
-        x0, x1 = max(int(cx - _SIDE - 2), 0), min(int(cx + _SIDE + 2) + 1, self.width)
-        y0, y1 = max(int(cy - _HALF_HEIGHT - 2), 0), min(int(cy + _HALF_HEIGHT + 2) + 1, self.height)
+        ux0, ux1 = int(cx - _SIDE - 2), int(cx + _SIDE + 2) + 1
+        uy0, uy1 = int(cy - _HALF_HEIGHT - 2), int(cy + _HALF_HEIGHT + 2) + 1
+        x0, x1 = max(ux0, 0), min(ux1, self.width)
+        y0, y1 = max(uy0, 0), min(uy1, self.height)
         if x0 >= x1 or y0 >= y1:
             return frozenset()
-        xs = np.arange(x0, x1, dtype=np.float64)[:, None] + 0.5
-        ys = np.arange(y0, y1, dtype=np.float64)[None, :] + 0.5
-        ax, ay = np.abs(xs - cx), np.abs(ys - cy)
-        grow = 1.5
-        inside = (ay <= _HALF_HEIGHT + grow) & (ax / (_SIDE + grow) + ay / (HEX_HEIGHT + 2 * grow) <= 1)
-        # a set of the pixels' codes, not np.unique: its first call imports numpy.ma (start-up, issue 13)
-        return frozenset(self._raster[x0:x1, y0:y1][inside].tolist())
+        inside = _hex_mask(cx - ux0, cy - uy0, ux1 - ux0, uy1 - uy0)[x0 - ux0 : x1 - ux0, y0 - uy0 : y1 - uy0]
+        # the codes present, counted (np.unique would sort every pixel and its first call imports numpy.ma)
+        return frozenset(np.flatnonzero(np.bincount(self._raster[x0:x1, y0:y1][inside])).tolist())
 
     def thread_pixels(self, p: tuple[float, float], q: tuple[float, float]) -> list[tuple[int, int]]:
         """The pixels :meth:`sample` reads for the thread from ``p`` to ``q``, in order."""
