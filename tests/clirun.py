@@ -56,6 +56,7 @@ def run(*args: str, stdin: str | None = None, env: Mapping[str, str] | None = No
     err = io.TextIOWrapper(err_b, encoding="utf-8", write_through=True)
     columns = (env or os.environ).get("COLUMNS")
     with _LOCK, _environ(env):
+        cli._console(False), cli._console(True)  # made now (they are made when first used), so widths apply
         consoles = _consoles()
         widths = [c._width for c in consoles]
         for c in consoles:
