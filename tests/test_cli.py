@@ -439,7 +439,8 @@ def test_a_module_imported_while_a_command_runs_keeps_its_commands(tmp_path: Pat
 
 
 QUICK_CASES = [["los", "W2", "W6"], ["los", "I14", "K11"], ["los", "V2", "V6"], ["move", "M13", "M12"],
-               ["move", "S7", "T6"], ["move", "V4", "V3"], ["los", "W2"], ["los", "W2", "W6", "W7"], ["los", "ZZ99", "W6"],
+               ["move", "S7", "T6"], ["move", "V4", "V3"], ["los", "W2"], ["los", "W2", "W6", "W7"],
+               ["los", "ZZ99", "W6"],
                ["los", "nofile.toml", "W2", "W6"], ["move", str(MAPS / "st_village.toml"), "O17", "N17"],
                ["los", str(MAPS / "st_village.toml"), "O17", "P17"], ["move", "M13"], ["los", "", "W6"]]
 
@@ -491,8 +492,8 @@ def test_the_quick_answers_take_the_commands_defaults() -> None:
 
 # ------------------------------------------------------------------ answers written without rich's console
 
-_WORD = st.text(alphabet="abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.,;()+-=/'½¾—é", min_size=1,
-                max_size=14)
+_WORD = st.text(alphabet="abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.,;()+-=/'½¾—é",
+                min_size=1, max_size=14)
 _TEXT = st.lists(st.one_of(_WORD, st.just(" "), st.just("  "), st.just("\n"), st.just("Supercalifragilisticexpi"
                                                                                           "alidocious-x")),
                  max_size=30).map("".join)

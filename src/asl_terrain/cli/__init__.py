@@ -113,7 +113,6 @@ def _command_of(argv: list[str]) -> str | None:
     return None
 
 
-
 class State:
     debug: bool = False
     chart_path: Optional[str] = None
