@@ -105,7 +105,7 @@ class Tables:
         """The canonical name of node ``u``'s Location (cached)."""
         got = self._names.get(u)
         if got is None:
-            got = self._names[u] = self.c.n(self.nodes[u])
+            got = self._names[u] = self.nodes[u].text(self.c.m.names)  # c.n's name, without its Location-keyed cache
         return got
 
     def node_id(self, loc: Location) -> int:
@@ -146,9 +146,9 @@ class Tables:
         return Move(v, rule, args, None if key is None else (*key, v), self._floors.get(rule, 0))
 
     def at_vertex(self, key: tuple[Any, ...], make: Callable[[], list[_Way]]) -> list[Move]:
-        """The moves ``make()`` lists that the Bypass positions of a hex at one vertex all have (``key`` names
-        the hex, the vertex and what else they depend on), listed once: the same Move objects, so a move
-        one of them weighed is weighed for all."""
+        """The moves ``make()`` lists that the Bypass positions of a hex at one vertex (or anywhere in it) all
+        have (``key`` names the hex, the vertex and what else they depend on), listed once: the same Move
+        objects, so a move one of them weighed is weighed for all."""
         got = self._at_vertex.get(key)
         if got is None:
             ways = make()
@@ -286,9 +286,14 @@ def _bypass_ways(t: Tables, node: Location) -> list[_Way | Move]:
         out += own
         key = (a.col, a.row, v0.a.col, v0.a.row, v0.b.col, v0.b.row, v0.c.col, v0.c.row, node.level, node.place, ns)
         out += t.at_vertex(key, partial(_vertex_ways, t, node, v0, ns))
-    inside = Location(a)
-    out.append((inside, bypass_to_interior, (inside,), ("interior",)))
+    out += t.at_vertex(("interior", a.col, a.row), partial(_interior_way, a))
     return out
+
+
+def _interior_way(a: Hex) -> list[_Way]:
+    """Out of Bypass into hex ``a``'s own obstacle: the same move for every Bypass position of ``a``."""
+    inside = Location(a)
+    return [(inside, bypass_to_interior, (inside,), ("interior",))]
 
 
 def _vertex_ways(t: Tables, node: Location, v0: Vertex, ns: bool) -> list[_Way]:
