@@ -247,9 +247,10 @@ def _way(to: Location, rule: Callable[..., Any]) -> _Way:
 
 
 def _try_bypass(t: Tables, frm: Location, h: Hex, s: Hexside, v0: Vertex, out: list[_Way],
-                shared_key: tuple[Any, ...] | None = None) -> None:
-    """The Bypass move from ``frm`` along ``s`` in ``h`` starting at ``v0``, when the rules could allow it
-    (cheap filters first: a woods or building hex not one's own, or a Narrow Street in the right hex)."""
+                shared_key: tuple[Any, ...] | None = None, v: Vertex | None = None) -> None:
+    """The Bypass move from ``frm`` along ``s`` in ``h`` starting at ``v0`` (to ``s``'s other end ``v``,
+    found when not given), when the rules could allow it (cheap filters first: a woods or building hex not
+    one's own, or a Narrow Street in the right hex)."""
     c = t.d
     m = c.m
     fh = frm.hex
@@ -260,7 +261,8 @@ def _try_bypass(t: Tables, frm: Location, h: Hex, s: Hexside, v0: Vertex, out: l
             return
     elif (in_own and not frm.is_bypass) or not t.bypassable(h):
         return
-    v = _other_end(s, v0)
+    if v is None:
+        v = _other_end(s, v0)
     key = None if shared_key is None or in_own else ("bypass", *shared_key)  # the Location entered says h, s, v0
     # the Location entered is made only when it has no node yet (most moves lead where others already do)
     to = t.ids.get((h.col, h.row, 0, "", (s.a.col, s.a.row, s.b.col, s.b.row),
@@ -383,8 +385,9 @@ def _ground_ways(t: Tables, node: Location) -> list[_Way]:
             continue  # off Narrow Streets only a woods or building neighbour at v0 is bypassed from here
         if y1 in m and y2 in m:
             s = Hexside.of(y1, y2)
-            _try_bypass(t, node, y1, s, v0, out)
-            _try_bypass(t, node, y2, s, v0, out)
+            v = _other_end(s, v0)  # the same end for both hexes' Bypass along s
+            _try_bypass(t, node, y1, s, v0, out, v=v)
+            _try_bypass(t, node, y2, s, v0, out, v=v)
         for s in (a.hexside(k), a.hexside(k + 1)):
             other = s.other(a)
             if other in m:

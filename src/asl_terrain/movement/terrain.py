@@ -175,7 +175,10 @@ def _other_end(hs: Hexside, v: Vertex) -> Vertex:
     a, b = _ends(hs)
     if a is v or b is v:  # the vertices the search passes are mostly these very objects: no dataclass __eq__
         return b if a is v else a
-    return b if a == v else a
+    p, q = a.a, v.a  # v is an end of hs: the ends differ in a hex, compared by coordinates (no __eq__ calls)
+    same = p.col == q.col and p.row == q.row and a.b.col == v.b.col and a.b.row == v.b.row \
+        and a.c.col == v.c.col and a.c.row == v.c.row
+    return b if same else a
 
 
 @functools.lru_cache(maxsize=1 << 16)
