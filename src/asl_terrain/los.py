@@ -671,7 +671,10 @@ class _ArtworkThread:
             s = dep.static(idx)
         if s is not None:
             return s  # type: ignore[no-any-return]
-        return dep._record(idx, self._codes(t0, t1))
+        smp = self.sample
+        if smp is None:
+            smp = self.sample = dep.raster.sample(self.p, self.q, self.shift)
+        return dep._record(idx, smp.between(t0, t1))
 
     def drawn_on_both_sides(self, key: tuple[int, int]) -> bool:
         """A6.1: whether the wall drawn on hexside ``key`` lies on both sides of this thread (pixels of it
@@ -815,6 +818,9 @@ class _Tables:
 
             self.depiction = ArtworkDepiction(self, map_artwork(m))
         self.book = _Rulebook.of(self)
+        # what every walk reads of the tables, gathered once: one tuple unpacked per thread
+        self.walk_env = (self.recs_in, self.wall_hex, self.walled, self.block_at, not self.wall_vertex_both_sides,
+                         self.book.crossed, self.book.run_along, self.book.vertex)
         self.ends: dict[tuple[Location, bool], _End] = {}
         self.templates: dict[tuple[int, int, int, int], _Compiled] = {}
         self.seen: set[tuple[int, int, int, int]] = set()
@@ -2362,10 +2368,9 @@ def _walk(L: _Los, contacts: Iterable[tuple[Any, ...]], base: int, dep: dict[int
     floor = min(slo, lo)
     ia, ib = L.A.idx, L.B.idx
     dep_interior, dep_boundary = reader.interior, reader.boundary
-    recs_in, wall_hex, walled, block_at = tab.recs_in, tab.wall_hex, tab.walled, tab.block_at
-    vertex_any = not tab.wall_vertex_both_sides  # then any one wall at a vertex may block
+    # vertex_any: the judgment lets any one wall at a vertex block
+    recs_in, wall_hex, walled, block_at, vertex_any, crossed, run_along, vertex_rules = tab.walk_env
     obstacle_rules, hindrance_rule = _OBSTACLE_RULES_BY_KIND, _HINDRANCE_RULE_BY_KIND
-    crossed, run_along, vertex_rules = tab.book.crossed, tab.book.run_along, tab.book.vertex
     # the whole-hex depiction's interior() is a list lookup: read the list directly on the hot path
     recs: list[_Meet | None] | None = getattr(reader, "recs", None) if dep is None else None
     rec: _Meet
