@@ -120,6 +120,11 @@ def _hex_mask(cx: float, cy: float, w: int, h: int) -> np.ndarray:
     return mask
 
 
+# the stretches an artwork raster keeps with their codes (about 100 bytes each): every stretch a board's or a
+# 3-board layout's ordered pairs read (bd04 102,000, bdBFPL 124,000, bd01;bd02;bd03 307,000)
+_STRETCH_LIMIT = 400_000
+
+
 class ThreadSample:
     """The depiction codes under one thread, one sample per pixel step (see :meth:`ArtworkRaster.sample`).
 
@@ -324,6 +329,7 @@ class ArtworkRaster:
         self._ids: np.ndarray | None = None   # L zeros, then every pixel's id (flat index j at L + j)
         self._code_of: tuple[int, ...] = ()  # id -> code (empty: the ids are the codes, two bytes each)
         self._sets: dict[bytes, frozenset[int]] = {}  # a stretch's ids -> its codes (bounded)
+        self._interned: dict[frozenset[int], frozenset[int]] = {}
         # a point whose LOS point is a whole pixel: that pixel, and the view of the ids from it on
         self._starts: dict[tuple[float, float], tuple[int, int, np.ndarray]] = {}
 
@@ -352,15 +358,17 @@ class ArtworkRaster:
         return cast("list[int]", np.frombuffer(ids, dtype=np.uint16).tolist())
 
     def _set_of(self, ids: bytes) -> frozenset[int]:
-        # built in the pixels' order, like a set of the stretch's codes: the engine reads a hex's features in
-        # the set's order, and a set's order depends on the order its members were added in
+        # the engine sorts a record's codes (its order never depends on the set's); a board's stretches hold
+        # only a few hundred distinct sets, so each is kept once (interned) and the bound is on the stretches
         if self._code_of:
             code_of = self._code_of
             got = frozenset([code_of[i] for i in dict.fromkeys(ids)])
         else:
             got = frozenset(np.frombuffer(ids, dtype=np.uint16).tolist())
-        if len(self._sets) >= 65_536:
+        if len(self._sets) >= _STRETCH_LIMIT:
             self._sets.clear()
+            self._interned.clear()
+        got = self._interned.setdefault(got, got)
         self._sets[ids] = got
         return got
 
