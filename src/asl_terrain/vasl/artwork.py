@@ -358,8 +358,8 @@ class ArtworkRaster:
         return cast("list[int]", np.frombuffer(ids, dtype=np.uint16).tolist())
 
     def _set_of(self, ids: bytes) -> frozenset[int]:
-        # the engine sorts a record's codes (its order never depends on the set's); a board's stretches hold
-        # only a few hundred distinct sets, so each is kept once (interned) and the bound is on the stretches
+        # the engine sorts a record's codes, so no ruling depends on a set's order; a board's stretches hold
+        # only a few hundred distinct sets, so each set is kept once (interned) and the bound is on stretches
         if self._code_of:
             code_of = self._code_of
             got = frozenset([code_of[i] for i in dict.fromkeys(ids)])
