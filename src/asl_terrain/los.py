@@ -671,7 +671,7 @@ class _ArtworkThread:
             s = dep.static(idx)
         if s is not None:
             return s  # type: ignore[no-any-return]
-        smp = self.sample
+        smp = self.sample  # _codes inlined: a call less for each stretch read on the hot path
         if smp is None:
             smp = self.sample = dep.raster.sample(self.p, self.q, self.shift)
         return dep._record(idx, smp.between(t0, t1))
