@@ -14,7 +14,7 @@ import math
 import re
 import time
 from collections import Counter
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -370,7 +370,7 @@ def cross_check(m: Map, oracle: str, chart: Chart | None = None, *, examples: in
         if f == t:
             res.skipped_same += 1
             continue
-        if f not in locs:
+        if f not in locs:  # (a call less for each of a board's 120,000 lines)
             location(f)
         if t not in locs:
             location(t)
@@ -552,6 +552,21 @@ def _walk(raster: vasl.ArtworkRaster, r: Any) -> list[tuple[int, int]]:
     return list(vasl.vasl_walk(start, end))  # type: ignore[arg-type]
 
 
+def _pixels_where(raster: vasl.ArtworkRaster, pixels: Iterable[tuple[int, int]],
+                  test: Callable[[Any, int, int], bool]) -> list[tuple[int, int]]:
+    """The pixels (of the combined frame) for which ``test(archive, x, y)`` holds at the board's own pixel
+    (x, y), on each board archive of the raster that holds them."""
+    pixels = list(pixels)
+    hits = []
+    for archive, dc, dr in raster.archives:
+        x0, y0 = int(dc * vasl.HEX_WIDTH), int(dr * vasl.HEX_HEIGHT)
+        for x, y in pixels:
+            lx, ly = x - x0, y - y0
+            if 0 <= lx < archive.grid_width and 0 <= ly < archive.grid_height and test(archive, lx, ly):
+                hits.append((x, y))
+    return hits
+
+
 def _adjacent_lower_crest(m: Map, raster: vasl.ArtworkRaster, r: Any) -> bool:
     """Whether every pixel of VASL's walk drawn as high as this LOS's higher end (outside the two end hexes)
     lies in a hex ADJACENT to that end whose Base Level is lower: the crest B10.2's exception passes. Tried on
@@ -564,14 +579,7 @@ def _adjacent_lower_crest(m: Map, raster: vasl.ArtworkRaster, r: Any) -> bool:
         return False
     ends = {(r.a.hex.col, r.a.hex.row), (r.b.hex.col, r.b.hex.row)}
     for pixels in (_walk(raster, r), raster.thread_pixels(location_point(r.a), location_point(r.b))):
-        high: list[tuple[int, int]] = []
-        for archive, dc, dr in raster.archives:
-            x0, y0 = int(dc * vasl.HEX_WIDTH), int(dr * vasl.HEX_HEIGHT)
-            for x, y in pixels:
-                lx, ly = x - x0, y - y0
-                if 0 <= lx < archive.grid_width and 0 <= ly < archive.grid_height and \
-                        int(archive.elevation[lx, ly]) >= hi:
-                    high.append((x, y))
+        high = _pixels_where(raster, pixels, lambda a, x, y: int(a.elevation[x, y]) >= hi)
         held = Counter(h for h in (raster.hexes_of_pixels(high) if high else []) if h is not None and h not in ends)
         # the engine reads a hex's pixels a step in from where the thread enters and leaves it (ThreadSample)
         hexes = {h for h, n in held.items() if n >= 3} or set(held)
@@ -616,14 +624,7 @@ def _walk_only_meets(raster: vasl.ArtworkRaster, r: Any, kind: Callable[[Any], b
     ends = {(r.a.hex.col, r.a.hex.row), (r.b.hex.col, r.b.hex.row)}
 
     def hexes(pixels: Sequence[tuple[int, int]]) -> set[tuple[int, int]]:
-        hits = []
-        for archive, dc, dr in raster.archives:
-            x0, y0 = int(dc * vasl.HEX_WIDTH), int(dr * vasl.HEX_HEIGHT)
-            for x, y in pixels:
-                lx, ly = x - x0, y - y0
-                if 0 <= lx < archive.grid_width and 0 <= ly < archive.grid_height and \
-                        int(archive.terrain[lx, ly]) in codes:
-                    hits.append((x, y))
+        hits = _pixels_where(raster, pixels, lambda a, x, y: int(a.terrain[x, y]) in codes)
         return {h for h in (raster.hexes_of_pixels(hits) if hits else []) if h is not None and h not in ends}
 
     mine = hexes(raster.thread_pixels(location_point(r.a), location_point(r.b)))
@@ -645,13 +646,7 @@ def _along_one_sided_ground(m: Map, r: Any) -> bool:
 def _walk_meets_in_hex(raster: vasl.ArtworkRaster, r: Any, h: Hex, names: Sequence[str]) -> bool:
     """Whether VASL's walk of this ruling's thread meets pixels of VASL terrain ``names`` inside hex ``h``."""
     codes = {c for c, t in raster.table.types.items() if t.name in names}
-    hits = []
-    for archive, dc, dr in raster.archives:
-        x0, y0 = int(dc * vasl.HEX_WIDTH), int(dr * vasl.HEX_HEIGHT)
-        for x, y in _walk(raster, r):
-            lx, ly = x - x0, y - y0
-            if 0 <= lx < archive.grid_width and 0 <= ly < archive.grid_height and int(archive.terrain[lx, ly]) in codes:
-                hits.append((x, y))
+    hits = _pixels_where(raster, _walk(raster, r), lambda a, x, y: int(a.terrain[x, y]) in codes)
     return any(p == (h.col, h.row) for p in (raster.hexes_of_pixels(hits) if hits else []))
 
 
