@@ -39,11 +39,10 @@ from . import (
     split_map,
     what_if_options,
 )
-from .quick import MOVE_KEYS, allowance_of, answer, run_move, unit_value
+from .quick import allowance_of, answer, run_move, unit_value
 
 _UNIT_HELP = ("The unit: infantry, cavalry, wagon, vehicle (a 16-MP fully-tracked AFV), motorcycle, or a JSON "
               "object such as '{\"type\": \"vehicle\", \"class\": \"truck\", \"mp\": 12}' (queries.md).")
-_MOVE_KEYS = MOVE_KEYS
 _unit = unit_value
 _answer = answer
 _allowance = allowance_of
@@ -226,14 +225,13 @@ def _one_shot() -> Iterator[None]:
     runs, and what it built left out of later collections (gc.freeze). The map and the tables are tens of
     thousands of acyclic objects that every collection would walk again (a quarter of ``reach`` on a
     3-board layout, issue 13); the collector's state is restored, so a program calling the CLI keeps its own."""
-    was = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        gc.freeze()
-        if was:
-            gc.enable()
+    from ..movement.search import gc_paused  # the searches' own pause: counted, so it nests with theirs
+
+    with gc_paused():
+        try:
+            yield
+        finally:
+            gc.freeze()
 
 
 def _reach(args: list[str], unit: str, allowance: float | None, mf: float | None, mp: float | None,
