@@ -407,10 +407,6 @@ class SharedCache(Generic[_K, _T]):
                     self._values[key] = got = value
         return got
 
-    def peek(self, key: _K) -> _T | None:
-        """The value kept under ``key``, or None (the hot paths' look-up, with no ``make`` to build)."""
-        return self._values.get(key)
-
     def __len__(self) -> int:
         return len(self._values)
 

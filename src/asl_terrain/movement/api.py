@@ -58,8 +58,7 @@ def _cached(m: Map, unit: Unit, allowance: Fraction | None, dash: bool, rout: bo
     allow = allowance if allowance is not None else unit.allowance
     key = (ch, cond, unit, allow, dash, rout)
     contexts = _per_map(m).contexts
-    c = contexts.peek(key)
-    return c if c is not None else contexts.get(key, lambda: Context.of(m, ch, cond, unit, allow, dash, rout))
+    return contexts.get(key, lambda: Context.of(m, ch, cond, unit, allow, dash, rout))
 
 
 def _check_flags(unit: Unit, dash: bool, rout: bool) -> None:
