@@ -201,3 +201,21 @@ def test_the_colour_cache_is_keyed_by_the_code_and_the_pixels_annotation(monkeyp
     assert ac._cache_key(archive, {**ann, "color": ann["color"][1:]}, table) != k
     monkeypatch.setattr(cache, "code_stamp", lambda: "another version of the code")
     assert ac._cache_key(archive, ann, table) != k
+
+
+@needs_vasl
+def test_a_board_without_walls_in_its_annotation_has_none_unread(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+                                                                 ) -> None:
+    """B9: a colour-read board whose annotation gives no [walls] colours has no wall hexsides, known without
+    decoding its picture again or asking the cache (only the KGP annotations draw walls)."""
+    b = vasl.read_board(_without_losdata("bd02", tmp_path))
+    assert isinstance(b, ac.ColourBoard) and not b.annotation.get("walls")
+
+    def no(*args: object, **kwargs: object) -> None:
+        raise AssertionError("read the picture or the cache for a board without [walls]")
+
+    b._walls = None
+    monkeypatch.setattr(b, "_picture", no)
+    monkeypatch.setattr(b, "_cached_sides", no)
+    monkeypatch.setattr(b, "_keep_sides", no)
+    assert b.walls == {}

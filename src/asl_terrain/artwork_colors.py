@@ -558,11 +558,12 @@ class ColourBoard(BoardArchive):
     def walls(self) -> dict[tuple[str, str], str]:
         """The wall hexsides (B9) read from the artwork (:func:`wall_hexsides`), each with how it was found."""
         if self._walls is None:
-            kept = self._cached_sides("walls")
+            cfg = self.annotation.get("walls", {})
+            # a board whose annotation gives no [walls] has none: neither the cache nor the picture is read
+            kept = self._cached_sides("walls") if isinstance(cfg, Mapping) and cfg else {}
             if kept is None:
                 idx, palette = self._picture()
-                kept = wall_hexsides(idx, palette, self.geometry, self.annotation.get("walls", {}),
-                                     self.annotation_source)
+                kept = wall_hexsides(idx, palette, self.geometry, cfg, self.annotation_source)
                 self._keep_sides("walls", kept)
             self._walls = kept
         return dict(self._walls)
@@ -1197,7 +1198,8 @@ def read_colour_board(path: str | Path, table: TerrainTable | None = None,
     board = ColourBoard(file, metadata, geometry, reading, members, grid, shift, ann, ann_source)
     if walls is not None:
         board._walls = walls
-        board._keep_sides("walls", walls)
+        if ann.get("walls"):  # without [walls] the property answers {} unasked: nothing to keep
+            board._keep_sides("walls", walls)
     _CACHE[key] = board
     return board
 
