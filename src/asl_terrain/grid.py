@@ -322,6 +322,17 @@ class Hex:
             raise ValueError(f"cube coordinates ({q}, {r}, {s}) do not sum to 0")
         return cls(q, r + ((q - (q & 1)) >> 1))
 
+    @classmethod
+    def at_centre(cls, point: tuple[float, float]) -> Hex:
+        """The hex whose centre dot is the scaled point (the inverse of :meth:`centre`).
+
+        Examples
+        --------
+        >>> Hex.at_centre((39, 35)).name
+        'N17'
+        """
+        return _hex_at(int(point[0]), int(point[1]))
+
     def centre(self) -> Point:
         """The centre dot as a scaled integer point ``(3*col, 2*row + (col & 1))``.
 

@@ -170,6 +170,14 @@ class ThreadSample:
         return got if got is not None else self._raster._set_of(ids)
 
 
+def _turn_180(w: int, h: int, dc: int, dr: int) -> Callable[[tuple[float, float]], tuple[float, float]]:
+    """grid.py's scaled frame turned 180° about the centre of a ``w`` x ``h`` board placed at column offset
+    ``dc``, row offset ``dr``: X -> 3(w - 1) - X, Y -> 2h + 2 - Y, in the board's own frame."""
+    def turn(g: tuple[float, float]) -> tuple[float, float]:
+        return 3 * (w - 1) - (g[0] - 3 * dc), 2 * h + 2 - (g[1] - 2 * dr)
+    return turn
+
+
 class ArtworkRaster:
     """The terrain artwork of VASL boards placed on a map grid: what a thread meets where it is drawn.
 
@@ -252,11 +260,7 @@ class ArtworkRaster:
         for x0, y0, x1, y1, dc, dr, w, h, view in self._turned:
             (px, py), (qx, qy) = self.pixel(p), self.pixel(q)
             if x0 <= px <= x1 and y0 <= py <= y1 and x0 <= qx <= x1 and y0 <= qy <= y1:
-                # grid.py's scaled frame turned about the board's centre: X -> 3(w - 1) - X, Y -> 2h + 2 - Y
-                def turn(g: tuple[float, float], w: int = w, h: int = h, dc: int = dc, dr: int = dr
-                         ) -> tuple[float, float]:
-                    return 3 * (w - 1) - (g[0] - 3 * dc), 2 * h + 2 - (g[1] - 2 * dr)
-                return view, turn
+                return view, _turn_180(w, h, dc, dr)
         return self, None
 
     def with_hexside_art(self, sides: Sequence[tuple[Hex, Hex, int]], reach: float = _WALL_REACH,
@@ -315,10 +319,9 @@ class ArtworkRaster:
             for ha, hb, n in sides:
                 pa, pb = self.pixel(GridHex(*ha).centre()), self.pixel(GridHex(*hb).centre())
                 if all(bx0 <= x <= bx1 and by0 <= y <= by1 for x, y in (pa, pb)):
-                    ta = [GridHex(*ha).centre(), GridHex(*hb).centre()]
-                    tt = [(3 * (w - 1) - (gx - 3 * dc), 2 * h + 2 - (gy - 2 * dr)) for gx, gy in ta]
-                    hexes = [(int(gx) // 3, (int(gy) - (int(gx) // 3) % 2) // 2) for gx, gy in tt]
-                    mine.append((hexes[0], hexes[1], n))
+                    turn = _turn_180(w, h, dc, dr)
+                    ta, tb = (GridHex.at_centre(turn(GridHex(*x).centre())) for x in (ha, hb))
+                    mine.append(((ta.col, ta.row), (tb.col, tb.row), n))
             turned.append((*tv[:8], view.with_hexside_art(mine, reach, names)[0] if mine else view))
         out._turned = turned
         return out, base
