@@ -425,6 +425,34 @@ def test_one_command_imports_only_its_own_module() -> None:
     assert typo.returncode == 2 and "tme" in typo.stderr
 
 
+def test_a_one_shot_command_runs_with_the_collector_paused() -> None:
+    """Start-up (issue 13): `los`, `viewshed` and `move` (quick path or typer's) run with the cyclic collector
+    off, freeze what they built and turn it back on (a user error too); `tem` leaves it alone."""
+    code = ("import gc, sys\n"
+            "from asl_terrain import cli\n"
+            "from asl_terrain.cli import quick\n"
+            "seen = []\n"
+            "for name in ('run_los', 'run_move'):\n"
+            "    real = getattr(quick, name)\n"
+            "    def spy(*a, real=real, **kw):\n"
+            "        seen.append(gc.isenabled())\n"
+            "        return real(*a, **kw)\n"
+            "    setattr(quick, name, spy)\n"
+            "for argv in (['los', 'W2', 'W6'], ['--debug', 'los', 'W2', 'W6', '--force'], ['move', 'M13', 'M12'],\n"
+            "             ['tem', 'W2'], ['los', 'W2', 'Q99']):\n"
+            "    gc.unfreeze()\n"
+            "    sys.argv = ['asl-terrain', *argv]\n"
+            "    try:\n        cli.main()\n    except SystemExit:\n        pass\n"
+            "    print(argv[-3:], seen[-1:] if argv[0] != 'tem' else '-', gc.isenabled(), gc.get_freeze_count() > 0)\n"
+            "    seen.clear()\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    lines = out.splitlines()
+    assert [x for x in lines if x.startswith("[")] == [
+        "['los', 'W2', 'W6'] [False] True True", "['W2', 'W6', '--force'] [False] True True",
+        "['move', 'M13', 'M12'] [False] True True", "['tem', 'W2'] - True False",
+        "['los', 'W2', 'Q99'] [False] True True"], out
+
+
 def test_a_module_imported_while_a_command_runs_keeps_its_commands(tmp_path: Path) -> None:
     """Regression (start-up narrowing, issue 13): `los -o` imports cli.core while it runs; core's commands
     must still be registered for the next command of the same process."""

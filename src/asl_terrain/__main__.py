@@ -1,3 +1,20 @@
-from asl_terrain.cli import main
+"""``python -m asl_terrain`` and the ``asl-terrain`` command: the CLI (:func:`asl_terrain.cli.main`)."""
 
-main()
+import gc
+
+
+def run() -> None:
+    """The console entry point: :func:`asl_terrain.cli.main`, imported with the cyclic collector paused (the
+    imports make tens of thousands of objects and no cyclic garbage worth a pass; start-up, issue 13)."""
+    was = gc.isenabled()
+    gc.disable()
+    try:
+        from asl_terrain.cli import main
+    finally:
+        if was:
+            gc.enable()
+    main()
+
+
+if __name__ == "__main__":
+    run()

@@ -8,10 +8,12 @@ says so, exits with status 3 (in every subcommand alike) and shows its traceback
 
 from __future__ import annotations
 
+import contextlib
+import gc
 import importlib
 import sys
 import warnings
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from functools import partial
@@ -350,9 +352,34 @@ def _run_app(argv: list[str]) -> None:
         sys.exit(rv)
 
 
+#: the commands that answer one bounded question and end (reach has its own, cli.movement._one_shot)
+ONE_SHOT = frozenset({"los", "viewshed", "move"})
+
+
+@contextlib.contextmanager
+def one_shot() -> Iterator[None]:
+    """A command that loads a map, answers and ends: no cyclic garbage collection while it runs, and what it
+    built left out of the collection at the interpreter's exit (gc.freeze). The map, its LOS tables and the
+    engine's records are tens of thousands of acyclic objects that every pass walks again (a tenth of a
+    ``los`` or ``viewshed`` on a 3-board layout, issue 13); the collector is turned back on if it was on."""
+    was = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        gc.freeze()
+        if was:
+            gc.enable()
+
+
 def main() -> None:
     """Console entry point: run the app, turning user errors into one line and exit status 2."""
     argv = sys.argv[1:]
+    with one_shot() if _command_of(argv) in ONE_SHOT else contextlib.nullcontext():
+        _main(argv)
+
+
+def _main(argv: list[str]) -> None:
     quick = _quick_of(argv)
     try:
         if quick is not None:

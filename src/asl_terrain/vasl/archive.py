@@ -6,12 +6,9 @@ A board rotated 180° in its place (VASL's ``r05``) is a :class:`TurnedBoard`.
 
 from __future__ import annotations
 
-import gzip
 import math
 import os
 import struct
-import xml.etree.ElementTree as ET
-import zipfile
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -59,6 +56,8 @@ class BoardMetadata:
 
 
 def _parse_board_metadata(data: bytes, source: str) -> BoardMetadata:
+    import xml.etree.ElementTree as ET  # only an archive read anew: a command on a cached board never parses XML
+
     try:
         root = ET.fromstring(data)
     except ET.ParseError as exc:
@@ -215,6 +214,8 @@ class BoardArchive:
 
     def read(self, member: str) -> bytes:
         """The bytes of one file of the archive."""
+        import zipfile
+
         try:
             with zipfile.ZipFile(self.path) as z:
                 return z.read(member)
@@ -438,6 +439,9 @@ def read_board(path: str | Path) -> BoardArchive:
 
 
 def _read_board_file(file: Path) -> BoardArchive:
+    import gzip  # only an archive read anew (a cached board is not): start-up, issue 13
+    import zipfile
+
     source = str(file)
     try:
         with zipfile.ZipFile(file) as z:

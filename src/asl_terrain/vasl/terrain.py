@@ -4,15 +4,18 @@ rasters with its name, LOS category, height and flags, and the named colours of 
 from __future__ import annotations
 
 import re
-import xml.etree.ElementTree as ET
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from asl_terrain import cache
 from asl_terrain.errors import MapError
 
 from .data import _require_data_dir
+
+if TYPE_CHECKING:
+    import xml.etree.ElementTree as ET
 
 
 
@@ -154,6 +157,8 @@ def load_terrain_table(path: str | Path | None = None) -> TerrainTable:
 
 
 def _parse_terrain_table(raw: bytes, file: Path) -> TerrainTable:
+    import xml.etree.ElementTree as ET  # only a table read anew (a cached one is not): start-up, issue 13
+
     try:
         root = ET.fromstring(raw)
     except ET.ParseError as exc:
