@@ -318,7 +318,7 @@ def bypass_move(c: Context, frm: Location, h: Hex, s: Hexside, v0: Vertex, v: Ve
     :data:`BYPASS_PROHIBITIONS` that forbids it, else the ruling with the items of :data:`BYPASS_COSTS`
     (P2.54's weather flag when it enters across a hexside)."""
     m = c.m
-    ns = m.hexside(s).narrow_street is not None
+    ns = c.has_ns and m.hexside(s).narrow_street is not None  # a map without Narrow Streets: no look-up
     x = frm.hex
     own = x == h and not frm.is_bypass
     entering = not (frm.is_bypass and x == h) and not own

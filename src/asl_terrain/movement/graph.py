@@ -25,7 +25,7 @@ from typing import Any
 
 from ..errors import QueryError
 from ..grid import Hex, Hexside, Vertex
-from ..model import Location
+from ..model import Location, Place
 from .bypass import bypass_floor, bypass_move, bypass_to_interior
 from .context import Context
 from .entry import entry_rulings
@@ -92,7 +92,7 @@ class Tables:
     adj: list[list[Move] | None] = field(default_factory=list)
     _shared: dict[tuple[Any, ...], list[Edge]] = field(default_factory=dict)
     _at_vertex: dict[tuple[Any, ...], list[Move]] = field(default_factory=dict)
-    _bypass_ok: dict[Hex, bool] = field(default_factory=dict)
+    _bypass_ok: dict[tuple[int, int], bool] = field(default_factory=dict)
     _names: dict[int, str] = field(default_factory=dict)
     _floors: dict[Callable[..., Any], int] = field(default_factory=dict)
     lock: threading.Lock = field(default_factory=threading.Lock)
@@ -178,12 +178,13 @@ class Tables:
     def bypassable(self, h: Hex) -> bool:
         """Whether hex ``h`` is on the map and may be bypassed off a Narrow Street: a woods or building hex
         (the chart's ``bypass_terrain``), not a stream hex (A4.3, D2.3). Cached for the search."""
-        got = self._bypass_ok.get(h)
+        k = (h.col, h.row)  # plain values: hashed in C
+        got = self._bypass_ok.get(k)
         if got is None:
             m = self.d.m
             t = m.terrain(h) if h in m else None
             got = t is not None and t.terrain in self.d.parameters.bypass_terrain.value and not t.is_stream
-            self._bypass_ok[h] = got
+            self._bypass_ok[k] = got
         return got
 
 
@@ -241,9 +242,17 @@ def _ways(t: Tables, node: Location) -> list[_Way | Move]:
     return [*_ground_ways(t, node)]
 
 
-def _way(to: Location, rule: Callable[..., Any]) -> _Way:
-    """The move into ``to`` ruled by ``rule(c, frm, to)``, shared by nobody."""
-    return (to, rule, (to,), None)
+def _way(t: Tables, h: Hex, rule: Callable[..., Any], level: int = 0, place: Place = "") -> _Way:
+    """The move into Location (``h``, ``level``, ``place``) ruled by ``rule(c, frm, to)``, shared by nobody."""
+    i, to = _dest(t, h, level, place)
+    return (to if i is None else i, rule, (to,), None)
+
+
+def _dest(t: Tables, h: Hex, level: int = 0, place: Place = "") -> tuple[int | None, Location]:
+    """Location (``h``, ``level``, ``place``) with its node id, or None and the Location made (most moves lead
+    where others already do: their node's Location is taken)."""
+    i = t.ids.get((h.col, h.row, level, place, None, None))
+    return (None, Location(h, level, place)) if i is None else (i, t.nodes[i])
 
 
 def _try_bypass(t: Tables, frm: Location, h: Hex, s: Hexside, v0: Vertex, out: list[_Way],
@@ -261,9 +270,13 @@ def _try_bypass(t: Tables, frm: Location, h: Hex, s: Hexside, v0: Vertex, out: l
             return
     elif (in_own and not frm.is_bypass) or not t.bypassable(h):
         return
-    if v is None:
-        v = _other_end(s, v0)
     key = None if shared_key is None or in_own else ("bypass", *shared_key)  # the Location entered says h, s, v0
+    _add_bypass(t, h, s, v0, _other_end(s, v0) if v is None else v, key, out)
+
+
+def _add_bypass(t: Tables, h: Hex, s: Hexside, v0: Vertex, v: Vertex, key: tuple[Any, ...] | None,
+                out: list[_Way]) -> None:
+    """The Bypass move along ``s`` in ``h`` from ``v0`` to ``v``, past :func:`_try_bypass`'s filters."""
     # the Location entered is made only when it has no node yet (most moves lead where others already do)
     to = t.ids.get((h.col, h.row, 0, "", (s.a.col, s.a.row, s.b.col, s.b.row),
                     (v.a.col, v.a.row, v.b.col, v.b.row, v.c.col, v.c.row)))
@@ -278,18 +291,24 @@ def _bypass_ways(t: Tables, node: Location) -> list[_Way | Move]:
     m = t.d.m
     a = node.hex
     out: list[_Way | Move] = []
-    ns = bypass_ns(node, m)
-    starts = [node.vertex] if node.vertex is not None else list(_ends(node.bypass)) if node.bypass else []
+    ns = t.d.has_ns and bypass_ns(node, m)  # no Narrow Street on the map: none along any hexside
+    along = node.bypass
+    starts = [node.vertex] if node.vertex is not None else list(_ends(along)) if along else []
     for v0 in starts:
         own: list[_Way] = []
         for s in _hexsides_at(a, v0):
-            if s != node.bypass:
+            if along is None or not _same_hexside(s, along):
                 _try_bypass(t, node, a, s, v0, own)
         out += own
         key = (a.col, a.row, v0.a.col, v0.a.row, v0.b.col, v0.b.row, v0.c.col, v0.c.row, node.level, node.place, ns)
         out += t.at_vertex(key, partial(_vertex_ways, t, node, v0, ns))
     out += t.at_vertex(("interior", a.col, a.row), partial(_interior_way, a))
     return out
+
+
+def _same_hexside(s: Hexside, x: Hexside) -> bool:
+    """``s == x``, by coordinates (no dataclass __eq__ calls: the search's hexsides are seldom the same objects)."""
+    return s is x or (s.a.col == x.a.col and s.a.row == x.a.row and s.b.col == x.b.col and s.b.row == x.b.row)
 
 
 def _interior_way(a: Hex) -> list[_Way]:
@@ -307,17 +326,21 @@ def _vertex_ways(t: Tables, node: Location, v0: Vertex, ns: bool) -> list[_Way]:
     a = node.hex
     can_crest = c.k.inf or c.k.cav
     out: list[_Way] = []
+    shared = (a.col, a.row, node.level, node.place, ns)
     for z in v0.hexes:
-        if z == a or z not in m:
+        if (z is a or (z.col == a.col and z.row == a.row)) or z not in m:
             continue
-        dests = [Location(z)]
+        dests = [_dest(t, z)]
         if can_crest and m.terrain(z).is_stream:
-            dests.append(Location(z, place="crest"))
-        for dest in dests:
-            out.append((dest, entry_rulings, (dest, ns), ("entry", a.col, a.row, node.level, node.place, ns)))
-        if c.has_ns or t.bypassable(z):
+            dests.append(_dest(t, z, place="crest"))
+        for i, dest in dests:
+            out.append((dest if i is None else i, entry_rulings, (dest, ns), ("entry", *shared)))
+        if c.has_ns:
             for s in _hexsides_at(z, v0):
-                _try_bypass(t, node, z, s, v0, out, shared_key=(a.col, a.row, node.level, node.place, ns))
+                _try_bypass(t, node, z, s, v0, out, shared_key=shared)
+        elif t.bypassable(z):  # :func:`_try_bypass`'s filters, off Narrow Streets: z is not a, and bypassable
+            for s in _hexsides_at(z, v0):
+                _add_bypass(t, z, s, v0, _other_end(s, v0), ("bypass", *shared), out)
     return out
 
 
@@ -333,11 +356,10 @@ def _upper_level_ways(t: Tables, node: Location) -> list[_Way]:
         tb = m.terrain(b)
         if tb.is_building and tb.building_id is not None and tb.building_id == ta.building_id \
                 and node.level <= tb.building_levels:
-            out.append(_way(Location(b, node.level), entry_rulings))
+            out.append(_way(t, b, entry_rulings, node.level))
     for lv in (node.level - 1, node.level + 1):
         if 0 <= lv <= ta.top_level:
-            dest = Location(a, lv)
-            out.append(_way(dest, level_change))
+            out.append(_way(t, a, level_change, lv))
     return out
 
 
@@ -349,9 +371,9 @@ def _culvert_ways(t: Tables, node: Location) -> list[_Way]:
     for b in m.neighbours(node.hex):
         tb = m.terrain(b)
         if tb.is_stream:
-            out.append(_way(Location(b), entry_rulings))
+            out.append(_way(t, b, entry_rulings))
         if tb.culvert:
-            out.append(_way(Location(b, place="culvert"), entry_rulings))
+            out.append(_way(t, b, entry_rulings, place="culvert"))
     return out
 
 
@@ -368,29 +390,46 @@ def _ground_ways(t: Tables, node: Location) -> list[_Way]:
     out: list[_Way] = []
     for b in m.neighbours(a):
         tb = m.terrain(b)
-        out.append(_way(Location(b), entry_rulings))
+        out.append(_way(t, b, entry_rulings))
         if tb.is_stream and can_crest:
-            out.append(_way(Location(b, place="crest"), entry_rulings))
+            out.append(_way(t, b, entry_rulings, place="crest"))
         if tb.culvert and node.place == "" and ta.is_stream and c.k.inf:
-            out.append(_way(Location(b, place="culvert"), entry_rulings))
+            out.append(_way(t, b, entry_rulings, place="culvert"))
     if ta.is_stream and can_crest and ta.bridge is None:  # a bridge hex: Crest status not modelled
-        dest = Location(a, place="" if node.place == "crest" else "crest")
-        out.append(_way(dest, level_change))
+        out.append(_way(t, a, level_change, place="" if node.place == "crest" else "crest"))
     if ta.is_building and ta.top_level and c.k.inf:
-        dest = Location(a, 1)
-        out.append(_way(dest, level_change))
+        out.append(_way(t, a, level_change, 1))
+    ok = t.bypassable
+    if c.has_ns:
+        for k, v0 in enumerate(_hex_vertices(a)):
+            y1, y2 = (h for h in v0.hexes if h != a)
+            if y1 in m and y2 in m:
+                s = Hexside.of(y1, y2)
+                v = _other_end(s, v0)  # the same end for both hexes' Bypass along s
+                _try_bypass(t, node, y1, s, v0, out, v=v)
+                _try_bypass(t, node, y2, s, v0, out, v=v)
+            for s in (a.hexside(k), a.hexside(k + 1)):
+                other = s.other(a)
+                if other in m:
+                    _try_bypass(t, node, other, s, v0, out)
+                _try_bypass(t, node, a, s, v0, out)
+        return out
+    # no Narrow Street on the map: :func:`_try_bypass`'s filters come to "a woods or building hex not this
+    # one" (a hex off the map is none), asked once per hex here
     for k, v0 in enumerate(_hex_vertices(a)):
         y1, y2 = (h for h in v0.hexes if h != a)
-        if not (c.has_ns or t.bypassable(y1) or t.bypassable(y2)):
+        b1, b2 = ok(y1), ok(y2)
+        if not (b1 or b2):
             continue  # off Narrow Streets only a woods or building neighbour at v0 is bypassed from here
         if y1 in m and y2 in m:
             s = Hexside.of(y1, y2)
             v = _other_end(s, v0)  # the same end for both hexes' Bypass along s
-            _try_bypass(t, node, y1, s, v0, out, v=v)
-            _try_bypass(t, node, y2, s, v0, out, v=v)
+            if b1:
+                _add_bypass(t, y1, s, v0, v, None, out)
+            if b2:
+                _add_bypass(t, y2, s, v0, v, None, out)
         for s in (a.hexside(k), a.hexside(k + 1)):
-            other = s.other(a)
-            if other in m:
-                _try_bypass(t, node, other, s, v0, out)
-            _try_bypass(t, node, a, s, v0, out)
+            other = s.b if s.a is a or (s.a.col == a.col and s.a.row == a.row) else s.a
+            if b1 if other is y1 or (other.col == y1.col and other.row == y1.row) else b2:
+                _add_bypass(t, other, s, v0, _other_end(s, v0), None, out)
     return out

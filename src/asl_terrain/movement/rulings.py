@@ -3,8 +3,8 @@ value that explains itself: ``rules()``, ``explain()``, ``to_json()``), and a pa
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any, NamedTuple
 
@@ -221,16 +221,13 @@ class ReachRuling:
     reached: tuple[Reached, ...]
     rules_used: tuple[str, ...] = ()
     prefix: str | Naming = ""
+    #: names of its Locations by identity (``id``), as the search already made them (named by ``prefix``):
+    #: the paths share their Locations, and every Location reached is named once, not once per answer key
+    named: dict[int, str] = field(default_factory=dict, compare=False, repr=False)
 
-    @property
-    def costs(self) -> dict[str, Fraction]:
-        """Canonical name -> least cost (the start at 0)."""
-        return {r.location.text(self.prefix): r.cost for r in self.reached}
-
-    @property
-    def paths(self) -> dict[str, list[str]]:
-        """Canonical name -> one cheapest path, as names."""
-        names: dict[int, str] = {}  # paths share their Locations: each is named once (by identity, no hashing)
+    def _namer(self) -> Callable[[Location], str]:
+        """The canonical name of one of this ruling's Locations (each named once, by identity: no hashing)."""
+        names = dict(self.named)
 
         def name(x: Location) -> str:
             got = names.get(id(x))
@@ -238,6 +235,18 @@ class ReachRuling:
                 got = names[id(x)] = x.text(self.prefix)
             return got
 
+        return name
+
+    @property
+    def costs(self) -> dict[str, Fraction]:
+        """Canonical name -> least cost (the start at 0)."""
+        name = self._namer()
+        return {name(r.location): r.cost for r in self.reached}
+
+    @property
+    def paths(self) -> dict[str, list[str]]:
+        """Canonical name -> one cheapest path, as names."""
+        name = self._namer()
         return {name(r.location): [name(x) for x in r.path] for r in self.reached}
 
     def cost_of(self, loc: Location | str) -> Fraction | None:
@@ -273,15 +282,16 @@ class ReachRuling:
 
     def to_json(self) -> dict[str, Any]:
         """The queries.md ``reach`` answer (and more: the Locations needing the road bonus, the ALL moves)."""
+        name = self._namer()
         return {
             "kind": "reach",
             "from": self.start.text(self.prefix),
             "allowance": num(self.allowance),
             "units": self.units,
-            "costs": {k: num(v) for k, v in self.costs.items()},
-            "paths": self.paths,
-            "road_bonus": [r.location.text(self.prefix) for r in self.reached if r.road_bonus],
-            "all": [r.location.text(self.prefix) for r in self.reached if r.all_mf],
+            "costs": {name(r.location): num(r.cost) for r in self.reached},
+            "paths": {name(r.location): [name(x) for x in r.path] for r in self.reached},
+            "road_bonus": [name(r.location) for r in self.reached if r.road_bonus],
+            "all": [name(r.location) for r in self.reached if r.all_mf],
             "rules": list(self.rules()),
             "explain": self.explain(),
         }

@@ -3,7 +3,7 @@ rules read them, and the cached geometry of hexsides, vertices and Bypass positi
 
 from __future__ import annotations
 
-import functools
+from typing import Any
 
 from ..errors import QueryError, UnknownLocation
 from ..grid import Hex, Hexside, Vertex
@@ -158,36 +158,61 @@ def crest_status_problem(m: Map, h: Hex, hs: Hexside | None) -> Prohibition | No
     return None
 
 
-@functools.lru_cache(maxsize=1 << 16)
+#: the geometry below, kept by plain coordinates (hashed in C: the grid's dataclasses hash in Python, and a
+#: search asks tens of thousands of times); each table is emptied when it reaches its bound
+_GEOMETRY_LIMIT = 1 << 16
+_ENDS: dict[tuple[int, int, int, int], tuple[Vertex, Vertex]] = {}
+_VERTICES: dict[tuple[int, int], tuple[Vertex, ...]] = {}
+_SIDES_AT: dict[tuple[int, ...], tuple[Hexside, ...]] = {}
+
+
+def _kept(table: dict[Any, Any], key: Any, value: Any) -> Any:
+    """``value`` kept in ``table`` under ``key`` (the table emptied first when full)."""
+    if len(table) >= _GEOMETRY_LIMIT:
+        table.clear()
+    table[key] = value
+    return value
+
+
 def _ends(hs: Hexside) -> tuple[Vertex, Vertex]:
     """The two end vertices of a hexside (cached geometry)."""
-    return hs.vertices()
+    a, b = hs.a, hs.b
+    k = (a.col, a.row, b.col, b.row)
+    got = _ENDS.get(k)
+    return got if got is not None else _kept(_ENDS, k, hs.vertices())
 
 
-@functools.lru_cache(maxsize=1 << 15)
 def _hex_vertices(h: Hex) -> tuple[Vertex, ...]:
     """The six vertices of a hex (cached geometry)."""
-    return h.vertices()
+    k = (h.col, h.row)
+    got = _VERTICES.get(k)
+    return got if got is not None else _kept(_VERTICES, k, h.vertices())
+
+
+def _same_vertex(x: Vertex, v: Vertex) -> bool:
+    """``x == v``, by coordinates (no dataclass __eq__ calls)."""
+    return x is v or (x.a.col == v.a.col and x.a.row == v.a.row and x.b.col == v.b.col and x.b.row == v.b.row
+                      and x.c.col == v.c.col and x.c.row == v.c.row)
 
 
 def _other_end(hs: Hexside, v: Vertex) -> Vertex:
     """The end vertex of ``hs`` that is not ``v`` (where a step in Bypass along ``hs`` from ``v`` ends)."""
     a, b = _ends(hs)
-    if a is v or b is v:  # the vertices the search passes are mostly these very objects: no dataclass __eq__
-        return b if a is v else a
-    p, q = a.a, v.a  # v is an end of hs: the ends differ in a hex, compared by coordinates (no __eq__ calls)
-    same = p.col == q.col and p.row == q.row and a.b.col == v.b.col and a.b.row == v.b.row \
-        and a.c.col == v.c.col and a.c.row == v.c.row
-    return b if same else a
+    return b if _same_vertex(a, v) else a
 
 
-@functools.lru_cache(maxsize=1 << 16)
 def _hexsides_at(h: Hex, v: Vertex) -> tuple[Hexside, ...]:
-    """The two hexsides of ``h`` that meet at its vertex ``v``."""
-    for k, x in enumerate(_hex_vertices(h)):
-        if x == v:
-            return (h.hexside(k), h.hexside(k + 1))
-    return ()
+    """The two hexsides of ``h`` that meet at its vertex ``v`` (none when ``v`` is not one of its vertices)."""
+    k = (h.col, h.row, v.a.col, v.a.row, v.b.col, v.b.row, v.c.col, v.c.row)
+    got = _SIDES_AT.get(k)
+    if got is None:
+        got = ()
+        for i, x in enumerate(_hex_vertices(h)):
+            if _same_vertex(x, v):
+                got = (h.hexside(i), h.hexside(i + 1))
+                break
+        _kept(_SIDES_AT, k, got)
+    return got
 
 
 def bypass_ns(loc: Location, m: Map) -> bool:
