@@ -332,7 +332,7 @@ class ArtworkRaster:
         self._ids: np.ndarray | None = None   # L zeros, then every pixel's id (flat index j at L + j)
         self._code_of: tuple[int, ...] = ()  # id -> code (empty: the ids are the codes, two bytes each)
         self._sets: dict[bytes, frozenset[int]] = {}  # a stretch's ids -> its codes (bounded)
-        self._interned: dict[frozenset[int], frozenset[int]] = {}
+        self._by_ids: dict[frozenset[int], frozenset[int]] = {}  # a stretch's distinct ids -> its codes
         # a point whose LOS point is a whole pixel: that pixel, and the view of the ids from it on
         self._starts: dict[tuple[float, float], tuple[int, int, np.ndarray]] = {}
 
@@ -362,16 +362,19 @@ class ArtworkRaster:
 
     def _set_of(self, ids: bytes) -> frozenset[int]:
         # the engine sorts a record's codes, so no ruling depends on a set's order; a board's stretches hold
-        # only a few hundred distinct sets, so each set is kept once (interned) and the bound is on stretches
+        # only a few hundred distinct sets of ids: each is turned into codes once, and each code set is kept
+        # once; the bound is on the stretches
         if self._code_of:
-            code_of = self._code_of
-            got = frozenset([code_of[i] for i in dict.fromkeys(ids)])
+            distinct = frozenset(ids)  # a byte string's members are its ids
         else:
-            got = frozenset(np.frombuffer(ids, dtype=np.uint16).tolist())
+            distinct = frozenset(np.frombuffer(ids, dtype=np.uint16).tolist())
         if len(self._sets) >= _STRETCH_LIMIT:
             self._sets.clear()
-            self._interned.clear()
-        got = self._interned.setdefault(got, got)
+            self._by_ids.clear()
+        got = self._by_ids.get(distinct)
+        if got is None:
+            code_of = self._code_of
+            got = self._by_ids[distinct] = frozenset([code_of[i] for i in distinct]) if code_of else distinct
         self._sets[ids] = got
         return got
 
