@@ -73,6 +73,23 @@ def key(*parts: bytes | str) -> str:
     return h.hexdigest()[:32]
 
 
+def file_key(path: str | Path, kind: str) -> str:
+    """``key(the file's bytes, kind)``, worked out once for the file as it is now: remembered by its size,
+    modification and change times, inode and device (a change to its bytes changes its change time), so an
+    unchanged board archive (megabytes) is not read and hashed again at every start (issue 13).
+    :raises OSError: the file cannot be read."""
+    p = os.path.abspath(path)
+    st = os.stat(p)
+    memo = key(p, f"{st.st_size}:{st.st_mtime_ns}:{st.st_ctime_ns}:{st.st_ino}:{st.st_dev}", kind)
+    got = read("file-keys", memo, ".key")
+    if got is not None and len(got) == 32 and got.isalnum():
+        return got.decode("ascii")
+    with open(p, "rb") as f:
+        k = key(f.read(), kind)
+    write("file-keys", memo, k.encode("ascii"), ".key")
+    return k
+
+
 def toml_document(text: str, kind: str = "toml") -> dict[str, Any]:
     """``tomllib.loads(text)``, read back from the cache when this text was parsed before (a TOML of plain
     tables, strings, numbers and booleans, kept with :mod:`marshal`). :raises tomllib.TOMLDecodeError:"""

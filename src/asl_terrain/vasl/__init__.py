@@ -19,6 +19,7 @@ Modules, by topic (every public name is importable from ``asl_terrain.vasl`` its
 * ``oracle``: VASL's own LOS answers and hex readings;
 * ``derive``: a board's hexes and hexsides in the map format's terms, and the map dict;
 * ``artwork``: the artwork as the hexes' depiction for LOS (A6.1), a map's ``[depiction]`` loaded;
+* ``kept``: arrays kept in the user cache (a map's combined raster, its pixel ids), read back mapped;
 * ``layout``: layouts of several boards, and the import of boards into one map.
 
 The cross-check against the oracle runs the LOS engine, so it sits above the engines, in

@@ -423,7 +423,8 @@ def read_board(path: str | Path) -> BoardArchive:
     """
     file = _resolve_board_path(path)
     try:
-        k: str | None = cache.key(file.read_bytes(), "vasl board") if cache.cache_dir() is not None else None
+        # the archive's hash, remembered for the file as it is (an unchanged archive is not hashed again)
+        k: str | None = cache.file_key(file, "vasl board") if cache.cache_dir() is not None else None
     except OSError:
         k = None  # _read_board_file says what is wrong
     if k is not None:

@@ -13,13 +13,15 @@ from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 
+from asl_terrain import cache
 from asl_terrain.errors import MapError
 from asl_terrain.grid import Hex as GridHex
 
 from .archive import BoardArchive, TurnedBoard, read_board
 from .data import _ENV_VAR
+from . import kept
 from .geometry import _HALF_HEIGHT, _SIDE, HEX_HEIGHT, HEX_WIDTH, BoardGeometry, Hex, grid_pixel
-from .terrain import _BUILDING_NAME, TerrainTable, TerrainType, load_terrain_table
+from .terrain import _BUILDING_NAME, TerrainTable, TerrainType, load_terrain_table, terrain_table_file
 
 if TYPE_CHECKING:
     from asl_terrain.model import Map
@@ -203,7 +205,6 @@ class ArtworkRaster:
         if not boards:
             raise MapError("an artwork depiction needs at least one board")
         table = table if table is not None else load_terrain_table()
-        self.table = table
         features: list[dict[str, Any]] = [{}]
         fid_of = np.zeros(256, dtype=np.uint16)
         for code in range(256):
@@ -214,12 +215,9 @@ class ArtworkRaster:
             if keys not in features:
                 features.append(keys)
             fid_of[code] = features.index(keys)
-        self.features: tuple[dict[str, Any], ...] = tuple(features)
         width = max(int(dc * HEX_WIDTH) + b.grid_width for b, dc, _ in boards)
         height = max(int(dr * HEX_HEIGHT) + b.grid_height for b, _, dr in boards)
         comb = np.full((width, height), _ELEV_BIAS, dtype=np.uint16)
-        self.placements: tuple[tuple[str, int, int], ...] = ()
-        self.archives: tuple[tuple[BoardArchive, int, int], ...] = tuple(boards)
         placed = []
         for b, dc, dr in boards:
             if dc % 2 or dr % 2 or dc < 0 or dr < 0:
@@ -230,10 +228,29 @@ class ArtworkRaster:
             codes = fid_of[b.terrain] * _CODE_STEP + (ground + _ELEV_BIAS).astype(np.uint16)
             comb[x0 : x0 + b.grid_width, y0 : y0 + b.grid_height] = codes
             placed.append((b.archive_name, dc, dr))
-        self.placements = tuple(placed)
-        self.width, self.height = width, height
-        cols = max(dc + b.width for b, dc, _ in boards)
-        rows = max(dr + b.height for b, _, dr in boards)
+        self._setup(table, tuple(features), tuple(placed), tuple(boards), comb,
+                    [(b.geometry, dc, dr) for b, dc, dr in boards])
+        # a board turned 180°: a thread between two of its points is walked on the board as printed, in
+        # its own frame, as VASL does (it turns the coordinates, not the board), so that LOS between two
+        # of its hexes is the printed board's to the pixel
+        for b, dc, dr in boards:
+            if isinstance(b, TurnedBoard):
+                x0, y0 = int(dc * HEX_WIDTH), int(dr * HEX_HEIGHT)
+                self._turned.append((x0, y0, x0 + b.grid_width, y0 + b.grid_height, dc, dr, b.width, b.height,
+                                     ArtworkRaster([(b.original, 0, 0)], table)))
+
+    def _setup(self, table: TerrainTable, features: tuple[dict[str, Any], ...],
+               placements: tuple[tuple[str, int, int], ...], archives: Sequence[tuple[BoardArchive, int, int]],
+               comb: np.ndarray, geometries: Sequence[tuple[BoardGeometry, int, int]]) -> None:
+        """The raster's state from its combined codes ``comb`` (shaped width x height): built from the boards,
+        or read back from the user's cache (:func:`_kept_artwork`, whose boards are read when first asked for)."""
+        self.table = table
+        self.features: tuple[dict[str, Any], ...] = features
+        self.placements: tuple[tuple[str, int, int], ...] = placements
+        self.archives: Sequence[tuple[BoardArchive, int, int]] = archives
+        self.width, self.height = width, height = comb.shape
+        cols = max(dc + g.width for g, dc, _ in geometries)
+        rows = max(dr + g.height for g, _, dr in geometries)
         self.geometry = BoardGeometry(cols, rows, width, height)
         self._flat: np.ndarray = comb.reshape(-1)
         self._raster = comb
@@ -242,16 +259,10 @@ class ArtworkRaster:
         self._clear_ids()
         # a hex's codes are read from the combined raster when first asked for (one LOS reads few hexes)
         self._hex_codes: dict[Hex, frozenset[int]] = {}
-        self._on_boards: set[Hex] = {(col + dc, row + dr) for b, dc, dr in boards for col, row in b.geometry.hexes}
-        # a board turned 180°: a thread between two of its points is walked on the board as printed, in
-        # its own frame, as VASL does (it turns the coordinates, not the board), so that LOS between two
-        # of its hexes is the printed board's to the pixel
+        self._on_boards: set[Hex] = {(col + dc, row + dr) for g, dc, dr in geometries for col, row in g.hexes}
         self._turned: list[tuple[float, float, float, float, int, int, int, int, ArtworkRaster]] = []
-        for b, dc, dr in boards:
-            if isinstance(b, TurnedBoard):
-                x0, y0 = int(dc * HEX_WIDTH), int(dr * HEX_HEIGHT)
-                self._turned.append((x0, y0, x0 + b.grid_width, y0 + b.grid_height, dc, dr, b.width, b.height,
-                                     ArtworkRaster([(b.original, 0, 0)], table)))
+        # the user cache's key of these pixels (:mod:`asl_terrain.vasl.kept`), None when they are not kept
+        self._key: str | None = None
 
     def frame_for(self, p: tuple[float, float], q: tuple[float, float]
                   ) -> tuple[ArtworkRaster, Callable[[tuple[float, float]], tuple[float, float]] | None]:
@@ -275,6 +286,39 @@ class ArtworkRaster:
         top = max((n for _, _, n in sides), default=-1)
         if not sides or base + top >= 2**16 // _CODE_STEP:
             return self, base
+        # kept in the user cache with the pixels they are drawn on (not for a board turned 180°: its view too)
+        key = (cache.key(self._key, "hexside art", repr(list(sides)), repr(reach), repr(tuple(names)))
+               if self._key is not None and not self._turned else None)
+        got = kept.read("artwork", key) if key is not None else None
+        raster = got[1].get("codes") if got is not None else None
+        if raster is None or raster.shape != self._raster.shape or raster.dtype != self._raster.dtype:
+            raster = self._hexside_art_codes(sides, reach, names, base)
+            if key is not None:
+                kept.write("artwork", key, {}, {"codes": raster})
+        out = copy.copy(self)
+        out._key = key
+        out._raster = raster
+        out._flat = raster.reshape(-1)
+        out._hex_codes = {}
+        out._clear_ids()
+        out.features = self.features + tuple({"terrain": "hexside-art", "side": n} for n in range(top + 1))
+        turned = []
+        for tv in self._turned:  # a board turned 180° is read as printed: its view carries the walls too
+            bx0, by0, bx1, by1, dc, dr, w, h, view = tv
+            mine = []
+            for ha, hb, n in sides:
+                pa, pb = self.pixel(GridHex(*ha).centre()), self.pixel(GridHex(*hb).centre())
+                if all(bx0 <= x <= bx1 and by0 <= y <= by1 for x, y in (pa, pb)):
+                    turn = _turn_180(w, h, dc, dr)
+                    ta, tb = (GridHex.at_centre(turn(GridHex(*x).centre())) for x in (ha, hb))
+                    mine.append(((ta.col, ta.row), (tb.col, tb.row), n))
+            turned.append((*tv[:8], view.with_hexside_art(mine, reach, names)[0] if mine else view))
+        out._turned = turned
+        return out, base
+
+    def _hexside_art_codes(self, sides: Sequence[tuple[Hex, Hex, int]], reach: float, names: Sequence[str],
+                           base: int) -> np.ndarray:
+        """The codes of :meth:`with_hexside_art`'s copy (read-only)."""
         codes = [c for c, t in self.table.types.items() if t.name in names]
         art = np.zeros((self.width, self.height), dtype=bool)
         for b, dc, dr in self.archives:
@@ -303,28 +347,10 @@ class ArtworkRaster:
             best[xa:xb, ya:yb][near] = dist[near]
             fid[xa:xb, ya:yb][near] = base + n
         drawn = fid > 0
-        out = copy.copy(self)
         raster = self._raster.copy()
         raster[drawn] = (fid[drawn] * _CODE_STEP + raster[drawn] % _CODE_STEP).astype(raster.dtype)
         raster.setflags(write=False)
-        out._raster = raster
-        out._flat = raster.reshape(-1)
-        out._hex_codes = {}
-        out._clear_ids()
-        out.features = self.features + tuple({"terrain": "hexside-art", "side": n} for n in range(top + 1))
-        turned = []
-        for tv in self._turned:  # a board turned 180° is read as printed: its view carries the walls too
-            bx0, by0, bx1, by1, dc, dr, w, h, view = tv
-            mine = []
-            for ha, hb, n in sides:
-                pa, pb = self.pixel(GridHex(*ha).centre()), self.pixel(GridHex(*hb).centre())
-                if all(bx0 <= x <= bx1 and by0 <= y <= by1 for x, y in (pa, pb)):
-                    turn = _turn_180(w, h, dc, dr)
-                    ta, tb = (GridHex.at_centre(turn(GridHex(*x).centre())) for x in (ha, hb))
-                    mine.append(((ta.col, ta.row), (tb.col, tb.row), n))
-            turned.append((*tv[:8], view.with_hexside_art(mine, reach, names)[0] if mine else view))
-        out._turned = turned
-        return out, base
+        return raster
 
     # -- pixel ids: the codes renumbered densely (one byte a pixel when a map draws at most 256 codes), for
     # reading a thread's stretch as bytes
@@ -338,6 +364,13 @@ class ArtworkRaster:
 
     def _pixel_ids(self) -> np.ndarray:
         ids = self._ids
+        if ids is None and self._key is not None:  # kept in the user cache with the pixels
+            got = kept.read("artwork", cache.key(self._key, "pixel ids"))
+            kept_ids = got[1].get("ids") if got is not None else None
+            if kept_ids is not None and kept_ids.shape == (2 * len(self._flat),):
+                assert got is not None
+                self._code_of = tuple(int(c) for c in got[0]["code_of"])
+                ids = self._ids = kept_ids
         if ids is None:
             flat = self._flat
             present = np.flatnonzero(np.bincount(flat, minlength=1))
@@ -352,6 +385,8 @@ class ArtworkRaster:
             ids = np.concatenate([np.zeros(len(flat), dtype=body.dtype), body])
             ids.setflags(write=False)
             self._ids = ids
+            if self._key is not None:
+                kept.write("artwork", cache.key(self._key, "pixel ids"), {"code_of": list(self._code_of)}, {"ids": ids})
         return ids
 
     def _id_codes(self, ids: bytes) -> list[int]:
@@ -531,8 +566,17 @@ def load_artwork(depiction: Any, ssr_images: Sequence[str] = ()) -> ArtworkRaste
     :param ssr_images: SSR switches whose images each board has (``no-roads``: its ``NoRoads``) are laid
         on it, after its overlays (:func:`asl_terrain.overlays.lay_ssr_images`).
 
+    The combined raster of boards without overlays, images or turns is kept in the user cache (keyed by the
+    archives' and the terrain table's bytes, :mod:`asl_terrain.vasl.kept`): read back, its boards are read
+    only when something asks for them (:attr:`ArtworkRaster.archives`).
+
     :raises MapError: an archive or the terrain table cannot be found or read.
     """
+    plain = _plain_boards(depiction) if not ssr_images else None
+    if plain is not None:
+        got = _kept_artwork(*plain)
+        if got is not None:
+            return _with_ssr(got, tuple(getattr(depiction, "ssr", ())))
     table = None
     if depiction.terrain_table:
         table = load_terrain_table(_resolve_archive(depiction.terrain_table, depiction.base))
@@ -553,7 +597,87 @@ def load_artwork(depiction: Any, ssr_images: Sequence[str] = ()) -> ArtworkRaste
 
             archive = lay_ssr_images(archive, ssr_images, table)
         boards.append((TurnedBoard(archive) if getattr(b, "flipped", False) else archive, b.column, b.row))
-    return _with_ssr(ArtworkRaster(boards, table), tuple(getattr(depiction, "ssr", ())))
+    raster = ArtworkRaster(boards, table)
+    # a board read from its artwork colours (the KGP maps) depends on its annotations too: not kept
+    if plain is not None and all(type(a) is BoardArchive for a, _, _ in boards):
+        _keep_artwork(raster, plain[0])
+    return _with_ssr(raster, tuple(getattr(depiction, "ssr", ())))
+
+
+_Placed = tuple[Path, int, int]
+
+
+def _plain_boards(depiction: Any) -> tuple[str, list[_Placed], Path | None] | None:
+    """The cache key of a depiction's combined raster, its boards' archives (path, column, row) and its
+    terrain table (None: the data directory's); None when it is not kept (the cache off, a board with
+    overlays or turned 180°, an archive or table not found: the plain path says what is wrong)."""
+    if cache.cache_dir() is None:
+        return None
+    from .archive import _resolve_board_path
+
+    try:
+        table = (Path(_resolve_archive(depiction.terrain_table, depiction.base)) if depiction.terrain_table
+                 else None)
+        parts = [cache.file_key(terrain_table_file(table), "vasl terrain table")]
+        files: list[_Placed] = []
+        for b in depiction.boards:
+            if getattr(b, "overlays", ()) or getattr(b, "flipped", False):
+                return None
+            f = _resolve_board_path(_resolve_archive(b.archive, depiction.base))
+            files.append((f, int(b.column), int(b.row)))
+            parts.append(f"{cache.file_key(f, 'vasl board')}@{b.column},{b.row}")
+    except (MapError, OSError):
+        return None
+    return cache.key("map artwork", *parts), files, table
+
+
+class _KeptBoards(Sequence[tuple[BoardArchive, int, int]]):
+    """The boards of a raster read back from the user cache: read (from the boards' cache) when first asked
+    for, by what needs more than the combined raster (a picture of the boards, a cross-check, walls drawn)."""
+
+    def __init__(self, files: list[_Placed]) -> None:
+        self.files = files
+        self._boards: tuple[tuple[BoardArchive, int, int], ...] | None = None
+
+    def _read(self) -> tuple[tuple[BoardArchive, int, int], ...]:
+        if self._boards is None:
+            self._boards = tuple((read_board(f), dc, dr) for f, dc, dr in self.files)
+        return self._boards
+
+    def __len__(self) -> int:
+        return len(self.files)
+
+    def __getitem__(self, i: Any) -> Any:
+        return self._read()[i]
+
+
+def _kept_artwork(key: str, files: list[_Placed], table: Path | None) -> ArtworkRaster | None:
+    """The raster kept for ``key`` (:func:`_keep_artwork`), or None."""
+    got = kept.read("artwork", key)
+    if got is None:
+        return None
+    head, arrays = got
+    try:
+        comb = arrays["codes"]
+        features = tuple(dict(f) for f in head["features"])
+        placements = tuple((str(n), int(dc), int(dr)) for n, dc, dr in head["placements"])
+        geometries = [(BoardGeometry(*(int(x) for x in g)), int(dc), int(dr)) for g, dc, dr in head["boards"]]
+    except (KeyError, TypeError, ValueError):
+        return None
+    if len(geometries) != len(files) or comb.ndim != 2 or comb.dtype != np.uint16:
+        return None
+    raster = ArtworkRaster.__new__(ArtworkRaster)
+    raster._setup(load_terrain_table(table), features, placements, _KeptBoards(files), comb, geometries)
+    raster._key = key
+    return raster
+
+
+def _keep_artwork(raster: ArtworkRaster, key: str) -> None:
+    g = [((a.geometry.width, a.geometry.height, a.geometry.grid_width, a.geometry.grid_height), dc, dr)
+         for a, dc, dr in raster.archives]
+    kept.write("artwork", key, {"features": list(raster.features), "placements": list(raster.placements),
+                                "boards": g}, {"codes": raster._raster})
+    raster._key = key
 
 
 def _with_ssr(raster: ArtworkRaster, switches: tuple[str, ...]) -> ArtworkRaster:
@@ -563,6 +687,7 @@ def _with_ssr(raster: ArtworkRaster, switches: tuple[str, ...]) -> ArtworkRaster
     from asl_terrain import ssr
 
     out = copy.copy(raster)
+    out._key = None  # not kept: what the switches make of the pixels is worked out anew
     out.features = tuple(ssr.apply_feature(f, switches) for f in raster.features)
     levels = ssr.elevation_map(switches)
     if levels:  # hills of one level drawn as another (VASL's LevelNToLevelM): every pixel's ground level

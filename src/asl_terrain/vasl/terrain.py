@@ -134,25 +134,31 @@ def _parse_colors(parent: ET.Element | None) -> dict[str, PaletteColor]:
     return colors
 
 
+def terrain_table_file(path: str | Path | None = None) -> Path:
+    """The terrain table :func:`load_terrain_table` reads for ``path``. :raises MapError: no data directory."""
+    return Path(path) if path is not None else _require_data_dir("the terrain table") / "SharedBoardMetadata.xml"
+
+
 def load_terrain_table(path: str | Path | None = None) -> TerrainTable:
     """Read VASL's terrain table from ``SharedBoardMetadata.xml``.
 
     :param path: the file; by default ``SharedBoardMetadata.xml`` in :func:`vasl_data_dir`.
     :raises MapError: the file is missing or not a VASL terrain table.
     """
-    file = Path(path) if path is not None else _require_data_dir("the terrain table") / "SharedBoardMetadata.xml"
+    file = terrain_table_file(path)
+    # a table parsed before (the same bytes, by the same code) is read back from the user's cache: parsing the
+    # XML is a tenth of a command on an imported board (start-up, issue 13); its hash is remembered for the file
     try:
+        k = cache.file_key(file, "vasl terrain table") if cache.cache_dir() is not None else None
+        got = cache.read_object("terrain-tables", k, TerrainTable) if k is not None else None
+        if got is not None:
+            return replace(got, source=str(file))
         raw = file.read_bytes()
     except OSError as exc:
         raise MapError(f"{file}: cannot read the VASL terrain table: {exc}", source=str(file)) from None
-    # a table parsed before (the same bytes, by the same code) is read back from the user's cache: parsing the
-    # XML is a tenth of a command on an imported board (start-up, issue 13)
-    k = cache.key(raw, "vasl terrain table")
-    got = cache.read_object("terrain-tables", k, TerrainTable)
-    if got is not None:
-        return replace(got, source=str(file))
     table = _parse_terrain_table(raw, file)
-    cache.write_object("terrain-tables", k, table)
+    if k is not None:
+        cache.write_object("terrain-tables", k, table)
     return table
 
 

@@ -1,0 +1,80 @@
+"""Arrays kept in the user's cache (:mod:`asl_terrain.cache`) and read back by mapping the file: a map's
+combined artwork raster and its pixel ids are megabytes, of which one LOS reads a few pages (start-up,
+issue 13).
+
+An entry is one file: a magic line, the length of a JSON header, the header (plain values, and each array's
+dtype, shape and offset), then each array at a page boundary. A missing, short or damaged entry reads as
+None (the caller derives it again); a write that fails is ignored. Entries are replaced atomically
+(:func:`asl_terrain.cache.write`), so a mapping never sees a file change under it.
+"""
+
+from __future__ import annotations
+
+import json
+import mmap
+import os
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+
+from asl_terrain import cache
+
+_MAGIC = b"asl-terrain arrays 1\n"
+_PAGE = 4096
+_SUFFIX = ".arrays"
+
+
+def read(kind: str, k: str) -> tuple[dict[str, Any], dict[str, np.ndarray]] | None:
+    """The header and the arrays (read-only, backed by the mapped file) kept for ``k``, or None."""
+    root = cache.cache_dir()
+    if root is None:
+        return None
+    try:
+        with open(root / kind / f"{k}{_SUFFIX}", "rb") as f:
+            size = os.fstat(f.fileno()).st_size
+            if size < len(_MAGIC) + 8:
+                return None
+            mapped = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ)
+    except (OSError, ValueError):
+        return None
+    try:
+        n = len(_MAGIC)
+        if mapped[:n] != _MAGIC:
+            return None
+        length = int.from_bytes(mapped[n:n + 8], "little")
+        head = json.loads(mapped[n + 8:n + 8 + length])
+        arrays = {}
+        for name, (dtype, shape, offset) in head.pop("arrays").items():
+            dt = np.dtype(dtype)
+            count = int(np.prod(shape, dtype=np.int64))
+            if offset % _PAGE or offset + count * dt.itemsize > size:
+                return None
+            arrays[name] = np.frombuffer(mapped, dtype=dt, count=count, offset=offset).reshape(shape)
+        return head, arrays
+    except (ValueError, TypeError, KeyError, AttributeError):
+        return None
+
+
+def write(kind: str, k: str, head: Mapping[str, Any], arrays: Mapping[str, np.ndarray]) -> None:
+    """Keep ``arrays`` (C-contiguous after conversion) with the JSON-able ``head`` for ``k``."""
+    if cache.cache_dir() is None:
+        return
+    layout: dict[str, Any] = {}
+    blobs = []
+    for name, a in arrays.items():
+        layout[name] = (a.dtype.str, list(a.shape), 0)
+        blobs.append(np.ascontiguousarray(a).tobytes())
+    # the header's length depends on the offsets it holds: room for them is made by a first pass
+    text = json.dumps({**head, "arrays": {n: (d, s, 10**15) for n, (d, s, _) in layout.items()}})
+    offset = -(-(len(_MAGIC) + 8 + len(text)) // _PAGE) * _PAGE
+    for (name, (dt, shape, _)), blob in zip(layout.items(), blobs):
+        layout[name] = (dt, shape, offset)
+        offset += -(-len(blob) // _PAGE) * _PAGE
+    body = json.dumps({**head, "arrays": layout}).encode()
+    parts = [_MAGIC, len(body).to_bytes(8, "little"), body]
+    at = len(_MAGIC) + 8 + len(body)
+    for (_, _, off), blob in zip(layout.values(), blobs):
+        parts += [bytes(off - at), blob]
+        at = off + len(blob)
+    cache.write(kind, k, b"".join(parts), _SUFFIX)
