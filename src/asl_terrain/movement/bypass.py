@@ -73,9 +73,7 @@ def _crossed(c: Context, frm: Location, h: Hex, entering: bool) -> tuple[Hexside
     crosses none)."""
     if not entering:
         return None
-    x = frm.hex
-    hs = x.hexside(x.direction_to(h))
-    return hs, c.m.hexside(hs)
+    return c.crossing(frm.hex, h)
 
 
 # ============================================================================================ prohibitions
@@ -136,7 +134,7 @@ def only_woods_and_buildings_bypassed(b: _Bypass) -> Prohibition | None:
     are bypassed (A4.3; VBM D2.3)."""
     if b.ns:
         return None
-    th = b.c.m.terrain(b.h)
+    th = b.c.terrain(b.h)
     if th.terrain not in b.c.parameters.bypass_terrain.value or th.is_stream:
         return Prohibition(f"only woods and building hexes are bypassed ({b.c.n(b.h)} is {th.terrain}"
                            f"{', a stream hex' if th.is_stream else ''})", "D2.3" if b.c.k.vbm else "A4.3")
@@ -267,7 +265,7 @@ def bypass_entry_crossing(b: _Bypass, items: list[Item]) -> list[Item]:
     x = b.frm.hex
     out = list(items)
     if c.judgment_calls.bypass_entry_crosses_hexside.value:
-        tx, th = c.m.terrain(x), c.m.terrain(b.h)
+        tx, th = c.terrain(x), c.terrain(b.h)
         up = th.level - tx.level if (hst_x.crest and th.level > tx.level) else 0
         if up:
             climb_items(c, _total(out), up, False, hs_x, out)
@@ -330,7 +328,7 @@ def bypass_move(c: Context, frm: Location, h: Hex, s: Hexside, v0: Vertex, v: Ve
     items: list[Item] = []
     for rule in rulebook(c, BYPASS_COSTS):
         items.extend(rule(b, items))
-    weather = crossed is not None and weather_flag(c, crossed[1], m.terrain(x), m.terrain(h))
+    weather = crossed is not None and weather_flag(c, crossed[1], c.terrain(x), c.terrain(h))
     return c.ok(frm, Location(h, bypass=s, vertex=v), items, keeps=bypass_keeps_bonus(b), bypass=s,
                 weather=weather, notes=(P2_54_NOTE,) if weather else ())
 
@@ -341,7 +339,7 @@ def bypass_move(c: Context, frm: Location, h: Hex, s: Hexside, v0: Vertex, v: Ve
 def bypass_to_interior(c: Context, frm: Location, to: Location) -> MoveRuling:
     """Leaving Bypass to enter the obstacle of the hex itself: its COT (and SMOKE, B.2), no hexside
     crossed (A4.3, [U]); never into a Blaze (B25), nor into terrain the unit may not enter."""
-    t = c.m.terrain(to.hex)
+    t = c.terrain(to.hex)
     v, rule, bog, name = c.cost(c.ground_key(t))
     no = blaze_prohibition(c, to.hex)
     if no is None and v == "NA":

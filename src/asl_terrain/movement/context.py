@@ -16,7 +16,7 @@ from typing import Any
 from ..chart import Chart, Judgments
 from ..chart import Params as ChartParams
 from ..grid import Hex, Hexside, Vertex
-from ..model import Conditions, HexTerrain, Location, Map, material_key, seasonal_terrain
+from ..model import Conditions, HexsideTerrain, HexTerrain, Location, Map, material_key, seasonal_terrain
 from ..rulings import Item, fmt
 from ..units import Unit
 from .rulings import ZERO, MoveRuling, Prohibition, _total
@@ -108,6 +108,10 @@ class Context:
     _rulebooks: dict[tuple[Any, ...], tuple[Any, ...]] = field(default_factory=dict)
     #: whether the map holds a counter of each type asked about (:meth:`has_counters`)
     _counter_types: dict[str, bool] = field(default_factory=dict)
+    #: the map's terrain by hex and hexsides crossed by pair of hexes, kept by plain coordinates
+    #: (:meth:`terrain`, :meth:`crossing`; shared with the :meth:`deciding` twin)
+    _terrain: dict[tuple[int, int], HexTerrain] = field(default_factory=dict)
+    _crossings: dict[tuple[int, int, int, int], tuple[Hexside, HexsideTerrain]] = field(default_factory=dict)
 
     @classmethod
     def of(cls, m: Map, chart: Chart, cond: Conditions, unit: Unit, allowance: Fraction, dash: bool,
@@ -204,6 +208,26 @@ class Context:
         got = self._counter_types.get(kind)
         if got is None:
             got = self._counter_types[kind] = any(x.type == kind for x in self.m.counters)
+        return got
+
+    # ------------------------------------------------------------------ map look-ups
+    def terrain(self, h: Hex) -> HexTerrain:
+        """The map's terrain of hex ``h`` (:meth:`Map.terrain`), kept by its coordinates: a search asks tens of
+        thousands of times, and a Hex's own hash and equality are Python code."""
+        k = (h.col, h.row)
+        got = self._terrain.get(k)
+        if got is None:
+            got = self._terrain[k] = self.m.terrain(h)
+        return got
+
+    def crossing(self, a: Hex, b: Hex) -> tuple[Hexside, HexsideTerrain]:
+        """The hexside between adjacent hexes ``a`` and ``b`` and what lies on it (:meth:`Map.hexside`), kept
+        by their coordinates. :raises NotAdjacent: when they are not adjacent."""
+        k = (a.col, a.row, b.col, b.row)
+        got = self._crossings.get(k)
+        if got is None:
+            hs = a.hexside(a.direction_to(b))
+            got = self._crossings[k] = (hs, self.m.hexside(hs))
         return got
 
     def is_obstacle(self, t: HexTerrain) -> bool:

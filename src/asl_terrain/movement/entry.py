@@ -431,9 +431,8 @@ def entry_options(c: Context, frm: Location, to: Location, protection: bool, alo
     (B3.1)."""
     m = c.m
     a, b = frm.hex, to.hex
-    hs = a.hexside(a.direction_to(b))
-    hst = m.hexside(hs)
-    ta, tb = m.terrain(a), m.terrain(b)
+    hs, hst = c.crossing(a, b)
+    ta, tb = c.terrain(a), c.terrain(b)
     if to.place == "culvert":
         r = culvert_entry(c, frm, to, tb)
         return c.na(frm, to, r) if isinstance(r, Prohibition) else r
@@ -491,7 +490,7 @@ def _terrain_rate_notes(c: Context, way: _Way, terrain_r: MoveRuling, along_ns: 
                         protection: bool) -> MoveRuling:
     """The notes of an entry at the hex's COT: from Bypass along a Narrow Street into an obstacle, its full
     COT (the P5.11 EX step); paying for the hex's protection forgoes the road rate and bonus (B3.43)."""
-    b, tb = way.b, c.m.terrain(way.b)
+    b, tb = way.b, c.terrain(way.b)
     if along_ns and terrain_r.allowed and c.is_obstacle(tb):
         terrain_r = replace(terrain_r, notes=terrain_r.notes + (
             f"From Bypass along a Narrow Street into the obstacle {c.n(b)}, the unit still pays its full COT, "
@@ -512,13 +511,14 @@ def _option(c: Context, way: _Way, parts: list[Part], road: bool) -> MoveRuling:
     vehicle/wreck penalty (D2.14, B3.42). At the road rate it may keep the road bonus (B3.4) and leaves
     Infantry to FFMO where the hex is not Open Ground (B3.3)."""
     frm, to, b = way.frm, way.to, way.b
-    for p in parts:
-        if p.amount == "NA":
-            return c.na(frm, to, Prohibition(f"{c.k.desc} may not enter {p.what}", p.rule))
-    for p in parts:
-        if p.amount == "ALL":
-            r = c.all_ruling(frm, to, p.what, p.rule, p.bog)
-            return c.na(frm, to, r) if isinstance(r, Prohibition) else r
+    if any(isinstance(p.amount, str) for p in parts):  # only "NA" and "ALL" are str (Fraction == str is Python code)
+        for p in parts:
+            if p.amount == "NA":
+                return c.na(frm, to, Prohibition(f"{c.k.desc} may not enter {p.what}", p.rule))
+        for p in parts:
+            if p.amount == "ALL":
+                r = c.all_ruling(frm, to, p.what, p.rule, p.bog)
+                return c.na(frm, to, r) if isinstance(r, Prohibition) else r
     items = [Item(p.amount, p.why, p.rule) for p in parts]
     bog = any(p.bog for p in parts) and c.k.pays_mp and not road
     m = c.m
@@ -530,7 +530,7 @@ def _option(c: Context, way: _Way, parts: list[Part], road: bool) -> MoveRuling:
     items.extend(vehicle_items(c, b, road))
     lost = tuple(bonus_spoilers(c, (b,), way.hst)) if road and c.bonus_unit else ()
     keeps = road and c.bonus_unit and not lost
-    ffmo = road and (c.k.inf or c.k.cav) and not c.open_ground(m.terrain(b))
+    ffmo = road and (c.k.inf or c.k.cav) and not c.open_ground(c.terrain(b))
     notes = way.notes + ("The vehicle must make a Bog check (D8.21).",) if bog else way.notes
     return c.ok(frm, to, items, road=road, ffmo=ffmo, keeps=keeps, bog=bog, weather=way.weather, notes=notes,
                 bonus_lost=lost)

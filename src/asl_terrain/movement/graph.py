@@ -182,7 +182,7 @@ class Tables:
         got = self._bypass_ok.get(k)
         if got is None:
             m = self.d.m
-            t = m.terrain(h) if h in m else None
+            t = self.d.terrain(h) if h in m else None
             got = t is not None and t.terrain in self.d.parameters.bypass_terrain.value and not t.is_stream
             self._bypass_ok[k] = got
         return got
@@ -331,7 +331,7 @@ def _vertex_ways(t: Tables, node: Location, v0: Vertex, ns: bool) -> list[_Way]:
         if (z is a or (z.col == a.col and z.row == a.row)) or z not in m:
             continue
         dests = [_dest(t, z)]
-        if can_crest and m.terrain(z).is_stream:
+        if can_crest and c.terrain(z).is_stream:
             dests.append(_dest(t, z, place="crest"))
         for i, dest in dests:
             out.append((dest if i is None else i, entry_rulings, (dest, ns), ("entry", *shared)))
@@ -350,10 +350,10 @@ def _upper_level_ways(t: Tables, node: Location) -> list[_Way]:
     c = t.d
     m = c.m
     a = node.hex
-    ta = m.terrain(a)
+    ta = c.terrain(a)
     out: list[_Way] = []
     for b in m.neighbours(a):
-        tb = m.terrain(b)
+        tb = c.terrain(b)
         if tb.is_building and tb.building_id is not None and tb.building_id == ta.building_id \
                 and node.level <= tb.building_levels:
             out.append(_way(t, b, entry_rulings, node.level))
@@ -369,7 +369,7 @@ def _culvert_ways(t: Tables, node: Location) -> list[_Way]:
     m = c.m
     out: list[_Way] = []
     for b in m.neighbours(node.hex):
-        tb = m.terrain(b)
+        tb = c.terrain(b)
         if tb.is_stream:
             out.append(_way(t, b, entry_rulings))
         if tb.culvert:
@@ -385,11 +385,11 @@ def _ground_ways(t: Tables, node: Location) -> list[_Way]:
     c = t.d
     m = c.m
     a = node.hex
-    ta = m.terrain(a)
+    ta = c.terrain(a)
     can_crest = c.k.inf or c.k.cav
     out: list[_Way] = []
     for b in m.neighbours(a):
-        tb = m.terrain(b)
+        tb = c.terrain(b)
         out.append(_way(t, b, entry_rulings))
         if tb.is_stream and can_crest:
             out.append(_way(t, b, entry_rulings, place="crest"))
