@@ -498,6 +498,16 @@ def test_the_quick_path_imports_no_typer_and_options_go_through_typer() -> None:
         assert cli._quick_of(argv) is None, argv
 
 
+def test_a_viewshed_written_on_a_pipe_imports_no_rich_console() -> None:
+    """Start-up (issue 13): viewshed's lines (visible, each DRM's Locations) go through cli.plain as well."""
+    code = ("import sys\nfrom asl_terrain import cli\nsys.argv = ['asl-terrain', 'viewshed', 'K10/2']\n"
+            "cli.main()\nprint('rich.console' in sys.modules)\n")
+    env = {k: v for k, v in os.environ.items() if k not in ("COLUMNS", "FORCE_COLOR", "TTY_COMPATIBLE")}
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, env=env).stdout
+    assert out.startswith("visible: 309 Locations, 39 of them through Hindrances\n  +3 (34): HrL11,") and \
+        out.splitlines()[-1] == "False", out
+
+
 def test_the_quick_answers_take_the_commands_defaults() -> None:
     """cli.quick's run_los/run_move defaults are the typer commands' option defaults."""
     import inspect
@@ -559,7 +569,8 @@ def test_plain_answers_are_the_bytes_rich_writes(lines: list[str], rows: list[tu
 _ANSWERED = [["move", "M13", "M12"], ["move", "M13", "M14"], ["move", "A1", "B1"], ["move", "W2", "W3"],
              ["move", "I14", "H13"], ["move", "HrI5", "HrI6"], ["los", "W2", "W6"], ["los", "A1", "Q10"],
              ["los", "I5", "P5"], ["los", "M13", "Q13"], ["los", "B2", "GG9"], ["tem", "M13"], ["tem", "I5"],
-             ["los", "M13", "M12", "--ssr", "no-roads"]]
+             ["los", "M13", "M12", "--ssr", "no-roads"], ["viewshed", "K10/2"], ["viewshed", "W2", "--level", "1"],
+             ["viewshed", "K10/2", "--smoke", "K9"]]
 
 
 @pytest.mark.parametrize("columns", ["80", "44", "130"])

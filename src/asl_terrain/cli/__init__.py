@@ -255,15 +255,17 @@ _ITEM_COLUMNS = {"amount": "TEM/DRM", "drm": "DRM", "cost": "COST"}
 
 
 def print_answer(ans: dict[str, Any], keys: list[str] | None = None, item_key: str = "cost",
-                 more: Sequence[tuple[str, str]] = ()) -> int:
-    """Print one answer for a person (and ``more`` lines after it, as (plain text, rich markup)); returns 1
-    for an error answer, else 0."""
+                 more: Sequence[tuple[str, str]] = (), first: Sequence[tuple[str, str]] = ()) -> int:
+    """Print one answer for a person (``first`` lines before it and ``more`` lines after it, as (plain text,
+    rich markup)); returns 1 for an error answer, else 0."""
     if "error" in ans:
         _console(True).print(f"[bold red]error:[/] {escape(str(ans['error']))}")
         return 1
     from .plain import Printed
 
     out = Printed()
+    for text, markup in first:
+        out.line(text, partial(str, markup))
     skip = {"kind", "rules", "explain", "items", "steps", "paths", "costs", "visible", "hindrances"}
     for k in keys or [k for k in ans if k not in skip]:
         if k in ans:

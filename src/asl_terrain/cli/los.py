@@ -15,7 +15,7 @@ import typer
 
 from ..errors import UserError
 from ..model import Map
-from . import (FORCE_OPT, SIZE_OPT, WhatIf, app, board_image, check_output, console, get_chart, print_answer,
+from . import (FORCE_OPT, SIZE_OPT, WhatIf, _console, app, board_image, check_output, get_chart, print_answer,
                save_picture, split_map, what_if_options)
 from .quick import answer as _answer
 from .quick import run_los
@@ -83,14 +83,16 @@ def viewshed_command(
     for k, v in vis.items():
         by_drm.setdefault(v, []).append(k)
     hindered = sum(len(v) for d, v in by_drm.items() if d)
-    console.print(f"[bold]visible[/]: {len(vis)} Locations, {hindered} of them through Hindrances")
+    counts = f"{len(vis)} Locations, {hindered} of them through Hindrances"
+    first = [(f"visible: {counts}", f"[bold]visible[/]: {counts}")]
     for d in sorted(by_drm):
         if d:
-            console.print(f"  [bold]+{d}[/] ({len(by_drm[d])}): {', '.join(by_drm[d])}")
-    print_answer(ans, ["from", "level", "count"])
+            listed = f"({len(by_drm[d])}): {', '.join(by_drm[d])}"
+            first.append((f"  +{d} {listed}", f"  [bold]+{d}[/] {listed}"))
+    print_answer(ans, ["from", "level", "count"], first=first)  # plain text on a pipe (cli.plain)
     if output is not None:
         _draw_viewshed(m, a, level, output, size, force, args)
-        console.print(f"wrote {output}")
+        _console().print(f"wrote {output}")
 
 
 def _draw_viewshed(m: Map, a: str, level: Optional[int], output: Path, size: float, force: bool,
