@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
 if TYPE_CHECKING:
+    from collections.abc import Mapping
     from hashlib import sha256
 else:
     try:  # SHA-256 itself: importing hashlib loads OpenSSL and every algorithm (~3 ms of each start, issue 13)
@@ -175,3 +176,128 @@ def write_object(kind: str, k: str, obj: object) -> None:
     except Exception:
         return
     write(kind, k, blob, ".pickle")
+
+
+# -- derived tables kept between processes: values read back one by one, each checked
+_SHELF_MAGIC = b"ASLshelf1\n"
+
+
+class Shelf:
+    """Values derived by key (tuples of ints and floats, frozensets, bytes: what :mod:`marshal` keeps exactly),
+    kept in one cache entry for a later process: its index is read when the shelf is first asked, each value
+    only when it is asked for (a batch reads what it needs, not the whole table). Each value and the index
+    carry a CRC: a damaged entry gives None (derived again). ``limit`` bounds the entries a save keeps.
+    Threads may ask at once: what was read is one tuple, replaced whole."""
+
+    def __init__(self, kind: str, k: str, limit: int) -> None:
+        self.kind, self.k, self.limit = kind, k, limit
+        # the index (key -> the value's offset from the values' start, size, CRC), the entry's bytes (an mmap of
+        # its file), where the values start
+        self._read: tuple[dict[Any, tuple[int, int, int]], Any, int] | None = None
+
+    def _open(self) -> tuple[dict[Any, tuple[int, int, int]], Any, int]:
+        import marshal
+        import zlib
+
+        got: tuple[dict[Any, tuple[int, int, int]], Any, int] = ({}, b"", 0)
+        p = _path(self.kind, self.k, ".shelf")
+        if p is not None:
+            try:
+                import mmap
+
+                with p.open("rb") as f:
+                    data: Any = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ)
+                n = len(_SHELF_MAGIC)
+                if data[:n] == _SHELF_MAGIC:
+                    crc, size = int.from_bytes(data[n : n + 4], "little"), int.from_bytes(data[n + 4 : n + 12], "little")
+                    raw = data[n + 12 : n + 12 + size]
+                    if len(raw) == size and zlib.crc32(raw) == crc:
+                        index = marshal.loads(raw)
+                        if isinstance(index, dict):
+                            got = (index, data, n + 12 + size)
+            except (OSError, ValueError, EOFError, TypeError):
+                pass
+        self._read = got
+        return got
+
+    def __len__(self) -> int:
+        return len((self._read or self._open())[0])
+
+    def __contains__(self, key: Any) -> bool:
+        return key in (self._read or self._open())[0]
+
+    def get(self, key: Any) -> Any:
+        """The value kept for ``key``, or None (none kept, or damaged)."""
+        index, data, body = self._read or self._open()
+        at = index.get(key)
+        if at is None:
+            return None
+        import marshal
+        import zlib
+
+        start, size, crc = at
+        raw = data[body + start : body + start + size]
+        if zlib.crc32(raw) != crc:
+            return None
+        try:
+            return marshal.loads(raw)
+        except (ValueError, EOFError, TypeError):
+            return None
+
+    def save(self, values: Mapping[Any, Any], least: int = 1) -> None:
+        """Keep the values already kept and ``values`` (the first ``limit`` of both), atomically, when
+        ``values`` holds at least ``least`` new ones (and room is left for them). Failures are ignored."""
+        import marshal
+        import zlib
+
+        index, data, body = self._read or self._open()
+        new = [k for k in values if k not in index]
+        room = self.limit - len(index)
+        if len(new) < max(least, 1) or room <= 0 or _path(self.kind, self.k, ".shelf") is None:
+            return
+        blobs: list[bytes] = []
+        out: dict[Any, tuple[int, int, int]] = {}
+        at = 0
+        for key, (start, size, crc) in index.items():
+            blobs.append(data[body + start : body + start + size])
+            out[key] = (at, size, crc)
+            at += size
+        for key in new[:room]:
+            try:
+                b = marshal.dumps(values[key])
+            except ValueError:  # a value marshal cannot keep: not kept
+                continue
+            blobs.append(b)
+            out[key] = (at, len(b), zlib.crc32(b))
+            at += len(b)
+        head = marshal.dumps(out)
+        write(self.kind, self.k, _SHELF_MAGIC + zlib.crc32(head).to_bytes(4, "little")
+              + len(head).to_bytes(8, "little") + head + b"".join(blobs), ".shelf")
+        self._read = None  # read again when next asked: the entry written
+
+
+def read_value(kind: str, k: str) -> Any:
+    """The value :func:`write_value` kept for ``k`` among ``kind``'s entries, or None (none, or damaged)."""
+    import marshal
+    import zlib
+
+    blob = read(kind, k, ".marshal")
+    if blob is None or len(blob) < 4 or zlib.crc32(blob[4:]) != int.from_bytes(blob[:4], "little"):
+        return None
+    try:
+        return marshal.loads(blob[4:])
+    except (ValueError, EOFError, TypeError):
+        return None
+
+
+def write_value(kind: str, k: str, value: Any) -> None:
+    """Keep ``value`` (plain values :mod:`marshal` keeps exactly) for ``k``, with a CRC; a value marshal
+    cannot keep is not kept."""
+    import marshal
+    import zlib
+
+    try:
+        blob = marshal.dumps(value)
+    except ValueError:
+        return
+    write(kind, k, zlib.crc32(blob).to_bytes(4, "little") + blob, ".marshal")

@@ -41,6 +41,7 @@ Never render, ask or cli.
 from __future__ import annotations
 
 import math
+import os
 from operator import truediv
 from collections.abc import Callable, Container, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
@@ -349,6 +350,8 @@ _ALONG_LIMIT = 200_000
 """Hexsides run along whose combined record is kept (bounded, for big maps)."""
 _TEMPLATE_LIMIT = 20_000
 """Compiled thread shapes kept per map tables (a 33 x 10 board's every pair needs about 2,600)."""
+_KEPT_SHAPES = 20_000
+"""Thread shapes the user cache keeps per grid stride, for a later process (about 1 KB each on a board)."""
 _RECORD_LIMIT = 200_000
 """Records of artwork hexes by the codes a thread crosses there, and thread ends, kept per map tables."""
 
@@ -824,6 +827,7 @@ class _Tables:
         self.ends: dict[tuple[Location, bool], _End] = {}
         self.templates: dict[tuple[int, int, int, int], _Compiled] = {}
         self.seen: set[tuple[int, int, int, int]] = set()
+        self.kept: Any = None  # the shapes an earlier process kept (a cache.Shelf), once a batch asks (warm)
 
     def _layout(self, m: Map) -> None:
         """The flat tables' layout: hex (col, row) at index (col - c0) * stride + (row - r0), with a margin of
@@ -1204,7 +1208,8 @@ class _Tables:
         if c is None:
             if len(self.templates) >= _TEMPLATE_LIMIT:  # bounded: a big map's viewsheds do not keep every shape
                 self.templates.clear()
-            c = self.templates[key] = _Compiled(key, self.stride, self.tolerance)
+            kept = self.kept.get(key) if self.kept else None
+            c = self.templates[key] = _Compiled(key, self.stride, self.tolerance, kept)
         dcol = (x - kx) // 3
         drow = (y - ky) >> 1
         base = (dcol - self.c0) * self.stride + (drow - self.r0)
@@ -1221,13 +1226,37 @@ class _Tables:
         c = self.templates.get(key)
         if c is None:
             seen = self.seen
-            if key not in seen:
+            if key not in seen and not (self.kept and key in self.kept):
                 if len(seen) >= _TEMPLATE_LIMIT:
                     seen.clear()
                 seen.add(key)
                 return None
             return self.compiled(p, q)
         return c, ((x - kx) // 3 - self.c0) * self.stride + ((y - ky) >> 1) - self.r0
+
+
+    # -- what a later process need not derive again (issue 13: the user cache, asl_terrain.cache)
+    def warm(self) -> None:
+        """A batch begins: the thread shapes an earlier process kept for this grid are read when first met,
+        and the artwork's stretch codes kept for its pixels are read now."""
+        if self.kept is None:
+            from . import cache
+
+            on = cache.cache_dir() is not None
+            # a shape depends only on the grid's stride and grid.py's code (in cache.key's code stamp)
+            self._kept_by = os.getpid()
+            self.kept = cache.Shelf("los-shapes", cache.key("los shapes", str(self.stride)), _KEPT_SHAPES) if on else False
+            if on and isinstance(self.depiction, ArtworkDepiction):
+                self.depiction.raster.warm()
+
+    def keep(self) -> None:
+        """A batch ended: keep the shapes and stretch codes it derived, when they are enough to pay (not in a
+        forked worker: its parent keeps its own)."""
+        if self.kept is not None and self.kept is not False and self._kept_by == os.getpid():
+            made = self.templates.copy()  # (another thread may be adding to it)
+            self.kept.save({k: c.contacts for k, c in made.items()}, least=64)
+            if isinstance(self.depiction, ArtworkDepiction):
+                self.depiction.raster.keep()
 
 
 def _building_name(t: HexTerrain) -> str:
@@ -1554,7 +1583,8 @@ class _Compiled:
 
     __slots__ = ("_nudged", "_plain", "_plain_nudged", "contacts", "key", "stride", "tol")
 
-    def __init__(self, key: tuple[int, int, int, int], stride: int, tol: float) -> None:
+    def __init__(self, key: tuple[int, int, int, int], stride: int, tol: float, contacts: _Contacts | None = None
+                 ) -> None:
         kx, ky, dx, dy = key
         self.key, self.stride, self.tol = key, stride, tol
 
@@ -1562,7 +1592,9 @@ class _Compiled:
             col = x // 3
             return col * stride + ((y - (col & 1)) >> 1)
 
-        self.contacts: _Contacts = tuple(grid.contacts((kx, ky), (kx + dx, ky + dy), rel, truediv))
+        # contacts: as kept by an earlier process (the user cache), else traced now
+        self.contacts: _Contacts = (contacts if contacts is not None
+                                    else tuple(grid.contacts((kx, ky), (kx + dx, ky + dy), rel, truediv)))
         self._plain: _Contacts | None = None
         self._nudged: Any = _UNSET
         self._plain_nudged: Any = _UNSET
@@ -2768,6 +2800,7 @@ def los_verdicts(m: Map, pairs: Iterable[tuple[Location, Location]], *, chart: C
     :raises UnknownLocation: a Location that does not exist on the map.
     """
     tab = _resolve(m, chart, conditions)
+    tab.warm()
     end = tab.end
     stride, c0, r0 = tab.stride, tab.c0, tab.r0
 
@@ -2795,6 +2828,7 @@ def los_verdicts(m: Map, pairs: Iterable[tuple[Location, Location]], *, chart: C
         out = _decide(tab, A, B, (False, False), False)[0]
         dq, dr = qa - got[2], ra - got[3]
         yield out.clear, out.drm, out.blind, max(abs(dq), abs(dr), abs(dq + dr))
+    tab.keep()
 
 
 def viewshed_targets(m: Map, a: Location, level: int | None = None) -> list[Location]:
@@ -2823,6 +2857,7 @@ def viewshed(m: Map, a: Location, *, level: int | None = None, chart: Chart | No
     if a.bypass is not None and a.vertex is None:
         raise QueryError(f"{m.name_of(a)}: a viewshed is traced from a vertex; name the Bypass vertex")
     targets = viewshed_targets(m, a, level)
+    tab.warm()
     vis: list[tuple[Location, int]] = []
     ent = (entrenched, False)
     for k, loc in enumerate(targets, start=1):
@@ -2832,4 +2867,5 @@ def viewshed(m: Map, a: Location, *, level: int | None = None, chart: Chart | No
             vis.append((loc, out.drm))
         if progress is not None and (k % 1000 == 0 or k == len(targets)):
             progress(k, len(targets))
+    tab.keep()
     return ViewshedRuling(a, level, tuple(vis), len(targets), m.names)

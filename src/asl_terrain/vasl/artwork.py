@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import copy
 import functools
+import itertools
 import math
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
@@ -125,6 +126,7 @@ def _hex_mask(cx: float, cy: float, w: int, h: int) -> np.ndarray:
 # the stretches an artwork raster keeps with their codes (about 100 bytes each): every stretch a board's or a
 # 3-board layout's ordered pairs read (bd04 102,000, bdBFPL 124,000, bd01;bd02;bd03 307,000)
 _STRETCH_LIMIT = 400_000
+_KEPT_STRETCHES = 150_000  # the stretches the user cache keeps per raster (about 60 bytes each)
 
 
 class ThreadSample:
@@ -361,6 +363,30 @@ class ArtworkRaster:
         self._by_ids: dict[frozenset[int], frozenset[int]] = {}  # a stretch's distinct ids -> its codes
         # a point whose LOS point is a whole pixel: that pixel, and the view of the ids from it on
         self._starts: dict[tuple[float, float], tuple[int, int, np.ndarray]] = {}
+        self._kept: tuple[str, int] | None = None  # the user cache's key of the stretches kept, and how many read
+
+    # -- the stretches' codes kept by an earlier process (the user cache, issue 13)
+    def warm(self) -> None:
+        """A batch begins: read the stretch codes an earlier process kept for this raster's pixel ids."""
+        if self._kept is not None:
+            return
+        self._pixel_ids()
+        # a stretch's codes depend only on its ids and the ids' codes (_code_of): every entry kept for the same
+        # ids is right whatever the boards; the placements keep one map's stretches together
+        k = cache.key("stretch codes", repr(self._code_of), repr(self.placements))
+        got = cache.read_value("stretch-codes", k)
+        if isinstance(got, dict) and not self._sets:
+            self._sets = got
+        self._kept = (k, len(self._sets))
+
+    def keep(self) -> None:
+        """A batch ended: keep the stretch codes read, when enough were new (the first ``_KEPT_STRETCHES``)."""
+        if self._kept is not None and len(self._sets) - self._kept[1] >= 1000:
+            sets = self._sets.copy()  # (another thread may be adding to it)
+            if len(sets) > _KEPT_STRETCHES:
+                sets = dict(itertools.islice(sets.items(), _KEPT_STRETCHES))
+            cache.write_value("stretch-codes", self._kept[0], sets)
+            self._kept = (self._kept[0], len(self._sets))
 
     def _pixel_ids(self) -> np.ndarray:
         ids = self._ids
