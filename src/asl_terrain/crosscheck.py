@@ -24,6 +24,7 @@ import numpy as np
 from asl_terrain import vasl
 from asl_terrain.chart import Chart
 from asl_terrain.errors import UserError
+from asl_terrain.forked import can_fork, forked_map
 from asl_terrain.grid import Hex, Hexside, trace
 from asl_terrain.los import location_point, los, los_verdicts
 from asl_terrain.model import Location, Map, settled
@@ -284,8 +285,6 @@ def _verdict(r: Any) -> str:
 
 #: the pairs a worker of ``jobs`` > 1 rules at a time (about 40 ms of work; progress is said per chunk)
 _CHUNK = 2000
-# a forked worker's map, Locations and oracle lines (the parent's, in its memory): set only in the workers
-_WORKER: dict[str, Any] = {}
 
 
 def _clears(m: Map, locs: dict[str, Location], lines: Sequence[Any], chart: Chart | None) -> bytes:
@@ -294,38 +293,23 @@ def _clears(m: Map, locs: dict[str, Location], lines: Sequence[Any], chart: Char
     return bytes(v[0] for v in los_verdicts(m, pairs, chart=chart))
 
 
-def _init_forked(m: Map, locs: dict[str, Location], lines: list[Any], chart: Chart | None) -> None:
-    import gc
-
-    gc.freeze()  # the parent's heap: never scanned by this worker's collector, its pages stay shared
-    _WORKER.update(m=m, locs=locs, lines=lines, chart=chart)
-
-
-def _work(start: int) -> tuple[int, bytes]:
-    w = _WORKER
-    return start, _clears(w["m"], w["locs"], w["lines"][start:start + _CHUNK], w["chart"])
-
-
 def _clears_forked(m: Map, locs: dict[str, Location], lines: list[Any], chart: Chart | None, jobs: int,
                    progress: Callable[[int, int], None] | None) -> bytes:
     """:func:`_clears` of every line, on ``jobs`` processes forked from this one: the first chunk is ruled
     here, so that the LOS tables and artwork it builds are built once and shared by the workers."""
-    from concurrent.futures import ProcessPoolExecutor, as_completed
-    from multiprocessing import get_context
-
     n = len(lines)
-    parts = {0: _clears(m, locs, lines[:_CHUNK], chart)}
-    done = len(parts[0])
-    if progress is not None:
-        progress(done, n)
-    with ProcessPoolExecutor(jobs, mp_context=get_context("fork"), initializer=_init_forked,
-                             initargs=(m, locs, lines, chart)) as pool:
-        for f in as_completed([pool.submit(_work, i) for i in range(_CHUNK, n, _CHUNK)]):
-            start, got = f.result()
-            parts[start] = got
-            done += len(got)
-            if progress is not None:
-                progress(done, n)
+    parts: dict[int, bytes] = {}
+    done = 0
+
+    def finished(start: int, got: bytes) -> None:
+        nonlocal done
+        parts[start] = got
+        done += len(got)
+        if progress is not None:
+            progress(done, n)
+
+    forked_map(lambda start: _clears(m, locs, lines[start:start + _CHUNK], chart), 0, range(_CHUNK, n, _CHUNK), jobs,
+               finished)
     return b"".join(parts[i] for i in sorted(parts))
 
 
@@ -379,7 +363,7 @@ def cross_check(m: Map, oracle: str, chart: Chart | None = None, *, examples: in
     # ruling only where VASL disagrees, after the tally
     # the heap built so far (map, tables, artwork, the oracle's lines) left out of the collector's passes
     clears: bytes
-    if jobs > 1 and len(todo) > _CHUNK and "fork" in _start_methods():
+    if jobs > 1 and len(todo) > _CHUNK and can_fork():
         if progress is not None:
             progress(0, len(todo))
         with settled():
@@ -427,12 +411,6 @@ def cross_check(m: Map, oracle: str, chart: Chart | None = None, *, examples: in
         progress(len(todo), len(todo))
     res.seconds = time.perf_counter() - start
     return res
-
-
-def _start_methods() -> list[str]:
-    import multiprocessing
-
-    return multiprocessing.get_all_start_methods()
 
 
 _OBSTACLE_REASONS = ("Terrain is higher", "Must have a height advantage", "blind hex", "Ground level is higher",

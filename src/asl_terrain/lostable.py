@@ -34,6 +34,7 @@ from typing import Any
 
 from .chart import Chart, default_chart, load_chart
 from .errors import UserError
+from .forked import can_fork, forked_map
 from .los import los_verdicts
 from .model import Conditions, Location, Map, settled
 
@@ -81,8 +82,8 @@ def _rows(m: Map, locs: Sequence[Location], viewers: range, chart: Chart | None,
             "blind": np.array(bl, dtype=np.bool_), "range": np.array(r, dtype=np.int16)}
 
 
-# a worker process's map, loaded once by _init_worker: set only inside the worker processes of --jobs, never
-# in the process that asks for the table
+# a worker process's map, loaded once by _init_worker where the system does not fork: set only inside those
+# worker processes, never in the process that asks for the table
 _WORKER: dict[str, Any] = {}
 
 
@@ -91,18 +92,9 @@ def _init_worker(map_path: str, chart_path: str | None, levels: tuple[int, ...],
     _WORKER.update(m=m, locs=table_locations(m, levels), chart=load_chart(chart_path), conditions=conditions)
 
 
-def _init_forked(m: Map, locs: list[Location], chart: Chart, conditions: Conditions) -> None:
-    # a forked worker has the parent's map, with the LOS tables and artwork the parent built, in its memory;
-    # frozen, the collector never scans it (nor writes to its pages, which stay shared with the parent)
-    import gc
-
-    gc.freeze()
-    _WORKER.update(m=m, locs=locs, chart=chart, conditions=conditions)
-
-
-def _work(viewers: range) -> tuple[int, dict[str, Any]]:
+def _work(viewers: range) -> dict[str, Any]:
     w = _WORKER
-    return viewers.start, _rows(w["m"], w["locs"], viewers, w["chart"], w["conditions"])
+    return _rows(w["m"], w["locs"], viewers, w["chart"], w["conditions"])
 
 
 def los_table(m: Map, levels: Sequence[int] = (0,), *, chart: Chart | None = None, chart_path: str | None = None,
@@ -124,44 +116,38 @@ def los_table(m: Map, levels: Sequence[int] = (0,), *, chart: Chart | None = Non
     cond = m.conditions_for(conditions)
     parts: dict[int, dict[str, Any]] = {}
     jobs = max(1, min(jobs, n or 1))
-    import multiprocessing as mp
-
-    fork = jobs > 1 and "fork" in mp.get_all_start_methods()
+    fork = jobs > 1 and can_fork()
     if jobs > 1 and not fork and not Path(m.source).is_file():
         raise UserError(f"--jobs {jobs}: the map must be a file the worker processes can read ({m.source!r} is not)")
     # small chunks (about 32 per process, at most 64 viewers): the last ones finish close together
     step = max(1, min(64, -(-n // (jobs * 32)))) if n else 1
     chunks = [range(i, min(i + step, n)) for i in range(0, n, step)]
     done = 0
+
+    def finished(viewers: range, cols: dict[str, Any]) -> None:
+        nonlocal done
+        parts[viewers.start] = cols
+        done += len(viewers)
+        if progress:
+            progress(done, n)
+
     if jobs == 1:
         with settled():
             for c in chunks:
-                parts[c.start] = _rows(m, locs, c, chart, cond)
-                done += len(c)
-                if progress:
-                    progress(done, n)
+                finished(c, _rows(m, locs, c, chart, cond))
+    elif fork:
+        # the first viewer's row here: the tables and artwork it builds are built once, before the workers fork
+        forked_map(lambda c: _rows(m, locs, c, chart, cond), range(1),
+                   [range(i, min(i + step, n)) for i in range(1, n, step)], jobs, finished)
     else:
+        import multiprocessing as mp
         from concurrent.futures import ProcessPoolExecutor, as_completed
 
-        if fork:
-            # the first viewer's row here: the tables and artwork it builds are built once, before the
-            # workers fork, instead of once in each of them
-            parts[0] = _rows(m, locs, range(1), chart, cond)
-            done = 1
-            chunks = [range(i, min(i + step, n)) for i in range(1, n, step)]
-            init: Callable[..., None] = _init_forked
-            args: tuple[Any, ...] = (m, locs, chart, cond)
-        else:
-            init, args = _init_worker, (m.source, chart_path, tuple(levels), cond)
-        ctx = mp.get_context("fork" if fork else "spawn")
-        with ProcessPoolExecutor(jobs, mp_context=ctx, initializer=init, initargs=args) as pool:
-            futures = {pool.submit(_work, c): len(c) for c in chunks}
+        with ProcessPoolExecutor(jobs, mp_context=mp.get_context("spawn"), initializer=_init_worker,
+                                 initargs=(m.source, chart_path, tuple(levels), cond)) as pool:
+            futures = {pool.submit(_work, c): c for c in chunks}
             for f in as_completed(futures):
-                start, cols = f.result()
-                parts[start] = cols
-                done += futures[f]
-                if progress:
-                    progress(done, n)
+                finished(futures[f], f.result())
     order = sorted(parts)
     columns: dict[str, Any] = {
         "from": np.repeat(np.arange(n, dtype=np.int32), n),
