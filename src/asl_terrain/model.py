@@ -678,6 +678,8 @@ class Map:
 
     def smoke(self, h: Hex) -> int:
         """The strongest SMOKE in ``h`` (0 for none)."""
+        if not self._by_hex:
+            return 0  # most maps hold no counter: asked for every move a search weighs
         return max((c.strength for c in self.counters_at(h) if c.type == "smoke"), default=0)
 
     def residual_fp(self, h: Hex) -> int:
@@ -687,6 +689,8 @@ class Map:
         return tuple(c for c in self.counters_at(h) if c.type == "mines" and c.at == h)
 
     def has_counter(self, h: Hex, type_: str) -> bool:
+        if not self._by_hex:
+            return False  # most maps hold no counter: asked for every move a search weighs
         return any(c.type == type_ and c.at == h for c in self.counters_at(h))
 
     def is_rubble(self, h: Hex) -> bool:
@@ -695,6 +699,8 @@ class Map:
 
     def roadblock(self, hs: Hexside) -> Counter | None:
         """The roadblock counter on ``hs``, if any."""
+        if not self._by_hex:
+            return None  # most maps hold no counter: asked for every move a search weighs
         for c in self.counters_at(hs.hexes[0]):
             if c.type == "roadblock" and c.hexside == hs:
                 return c
@@ -702,6 +708,8 @@ class Map:
 
     def vehicles(self, h: Hex) -> tuple[Counter, ...]:
         """Vehicles and wrecks in ``h``."""
+        if not self._by_hex:
+            return ()  # most maps hold no counter: asked for every move a search weighs
         return tuple(c for c in self.counters_at(h) if c.type in ("vehicle", "wreck") and c.at == h)
 
     # ------------------------------------------------------------------ Locations

@@ -318,8 +318,9 @@ def bypass_move(c: Context, frm: Location, h: Hex, s: Hexside, v0: Vertex, v: Ve
     m = c.m
     ns = c.has_ns and m.hexside(s).narrow_street is not None  # a map without Narrow Streets: no look-up
     x = frm.hex
-    own = x == h and not frm.is_bypass
-    entering = not (frm.is_bypass and x == h) and not own
+    in_h, in_bypass = x is h or (x.col == h.col and x.row == h.row), frm.is_bypass  # no dataclass __eq__: per move
+    own = in_h and not in_bypass
+    entering = not (in_bypass and in_h) and not own
     crossed = _crossed(c, frm, h, entering)
     b = _Bypass(c, frm, h, s, v, ns, own, entering, ns and m.roadblock(s) is not None, crossed)
     no = first_prohibition(rulebook(c, BYPASS_PROHIBITIONS), b)

@@ -129,6 +129,8 @@ def hexside_not_crossable(e: _Entry) -> Prohibition | None:
     type (the chart entry's rule: B9.4 walls and hedges, B9.5 bocage, B23.71 rowhouse walls, B11.1
     cliffs, P3.2 fences)."""
     hst = e.hst
+    if not (hst.wall or hst.hedge or hst.bocage or hst.rowhouse_wall or hst.cliff or hst.fence):
+        return None  # most hexsides: nothing to cross (asked for every entry)
     for key, present in (("wall", hst.wall), ("hedge", hst.hedge), ("bocage", hst.bocage),
                          ("rowhouse-wall", hst.rowhouse_wall), ("cliff", hst.cliff), ("fence", hst.fence)):
         if present:

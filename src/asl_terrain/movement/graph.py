@@ -19,7 +19,6 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from functools import partial
 from fractions import Fraction
 from typing import Any
 
@@ -145,13 +144,13 @@ class Tables:
         v = to if isinstance(to, int) else self._new_id(to)
         return Move(v, rule, args, None if key is None else (*key, v), self._floors.get(rule, 0))
 
-    def at_vertex(self, key: tuple[Any, ...], make: Callable[[], list[_Way]]) -> list[Move]:
-        """The moves ``make()`` lists that the Bypass positions of a hex at one vertex (or anywhere in it) all
-        have (``key`` names the hex, the vertex and what else they depend on), listed once: the same Move
-        objects, so a move one of them weighed is weighed for all."""
+    def at_vertex(self, key: tuple[Any, ...], make: Callable[..., list[_Way]], *args: Any) -> list[Move]:
+        """The moves ``make(*args)`` lists that the Bypass positions of a hex at one vertex (or anywhere in
+        it) all have (``key`` names the hex, the vertex and what else they depend on), listed once: the same
+        Move objects, so a move one of them weighed is weighed for all."""
         got = self._at_vertex.get(key)
         if got is None:
-            ways = make()
+            ways = make(*args)
             with self.lock:
                 got = self._at_vertex.get(key)
                 if got is None:
@@ -301,8 +300,8 @@ def _bypass_ways(t: Tables, node: Location) -> list[_Way | Move]:
                 _try_bypass(t, node, a, s, v0, own)
         out += own
         key = (a.col, a.row, v0.a.col, v0.a.row, v0.b.col, v0.b.row, v0.c.col, v0.c.row, node.level, node.place, ns)
-        out += t.at_vertex(key, partial(_vertex_ways, t, node, v0, ns))
-    out += t.at_vertex(("interior", a.col, a.row), partial(_interior_way, a))
+        out += t.at_vertex(key, _vertex_ways, t, node, v0, ns)
+    out += t.at_vertex(("interior", a.col, a.row), _interior_way, a)
     return out
 
 
@@ -342,6 +341,17 @@ def _vertex_ways(t: Tables, node: Location, v0: Vertex, ns: bool) -> list[_Way]:
             for s in _hexsides_at(z, v0):
                 _add_bypass(t, z, s, v0, _other_end(s, v0), ("bypass", *shared), out)
     return out
+
+
+def _others(v: Vertex, a: Hex) -> tuple[Hex, Hex]:
+    """The two hexes at vertex ``v`` other than its hex ``a``, in the vertex's order (by coordinates: no
+    dataclass __eq__ calls)."""
+    x, y, z = v.a, v.b, v.c
+    if x is a or (x.col == a.col and x.row == a.row):
+        return y, z
+    if y is a or (y.col == a.col and y.row == a.row):
+        return x, z
+    return x, y
 
 
 def _upper_level_ways(t: Tables, node: Location) -> list[_Way]:
@@ -402,7 +412,7 @@ def _ground_ways(t: Tables, node: Location) -> list[_Way]:
     ok = t.bypassable
     if c.has_ns:
         for k, v0 in enumerate(_hex_vertices(a)):
-            y1, y2 = (h for h in v0.hexes if h != a)
+            y1, y2 = _others(v0, a)
             if y1 in m and y2 in m:
                 s = Hexside.of(y1, y2)
                 v = _other_end(s, v0)  # the same end for both hexes' Bypass along s
@@ -417,7 +427,7 @@ def _ground_ways(t: Tables, node: Location) -> list[_Way]:
     # no Narrow Street on the map: :func:`_try_bypass`'s filters come to "a woods or building hex not this
     # one" (a hex off the map is none), asked once per hex here
     for k, v0 in enumerate(_hex_vertices(a)):
-        y1, y2 = (h for h in v0.hexes if h != a)
+        y1, y2 = _others(v0, a)
         b1, b2 = ok(y1), ok(y2)
         if not (b1 or b2):
             continue  # off Narrow Streets only a woods or building neighbour at v0 is bypassed from here

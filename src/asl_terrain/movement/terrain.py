@@ -198,6 +198,8 @@ def _same_vertex(x: Vertex, v: Vertex) -> bool:
 def _other_end(hs: Hexside, v: Vertex) -> Vertex:
     """The end vertex of ``hs`` that is not ``v`` (where a step in Bypass along ``hs`` from ``v`` ends)."""
     a, b = _ends(hs)
+    if b is v:
+        return a
     return b if _same_vertex(a, v) else a
 
 
@@ -226,7 +228,8 @@ def bypass_ns(loc: Location, m: Map) -> bool:
 
 def _beyond_grid(v: Vertex) -> bool:
     """Whether a vertex touches a hex of negative column or row, which has no name (the edge of the grid)."""
-    return any(h.col < 0 or h.row < 0 for h in v.hexes)
+    a, b, c = v.a, v.b, v.c  # no generator: asked for every step in Bypass
+    return a.col < 0 or a.row < 0 or b.col < 0 or b.row < 0 or c.col < 0 or c.row < 0
 
 
 def _in_vca_obstacle(m: Map, h: Hex, obstacles: tuple[str, ...]) -> bool:
