@@ -453,6 +453,18 @@ def test_a_one_shot_command_runs_with_the_collector_paused() -> None:
         "['los', 'W2', 'Q99'] [False] True True"], out
 
 
+def test_the_entry_point_keeps_openblas_to_one_thread_unless_told() -> None:
+    """Start-up (issue 13): the console entry point loads numpy's OpenBLAS with one thread (its thread pool
+    was ~40 ms of CPU a start, for linear algebra no command does), unless OPENBLAS_NUM_THREADS is set."""
+    code = ("import os, sys\nfrom asl_terrain.__main__ import run\nsys.argv = ['asl-terrain', 'los', 'W2', 'W6']\n"
+            "try:\n    run()\nexcept SystemExit:\n    pass\nprint(os.environ.get('OPENBLAS_NUM_THREADS'))\n")
+    env = {k: v for k, v in os.environ.items() if k != "OPENBLAS_NUM_THREADS"}
+    for preset, want in ((None, "1"), ("3", "3")):
+        e = env if preset is None else {**env, "OPENBLAS_NUM_THREADS": preset}
+        out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, env=e).stdout
+        assert "clear: yes" in out and out.splitlines()[-1] == want, out
+
+
 def test_a_module_imported_while_a_command_runs_keeps_its_commands(tmp_path: Path) -> None:
     """Regression (start-up narrowing, issue 13): `los -o` imports cli.core while it runs; core's commands
     must still be registered for the next command of the same process."""

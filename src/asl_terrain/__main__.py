@@ -1,11 +1,16 @@
 """``python -m asl_terrain`` and the ``asl-terrain`` command: the CLI (:func:`asl_terrain.cli.main`)."""
 
 import gc
+import os
 
 
 def run() -> None:
     """The console entry point: :func:`asl_terrain.cli.main`, imported with the cyclic collector paused (the
-    imports make tens of thousands of objects and no cyclic garbage worth a pass; start-up, issue 13)."""
+    imports make tens of thousands of objects and no cyclic garbage worth a pass; start-up, issue 13).
+
+    numpy's OpenBLAS starts a thread per core when it loads, which a command never uses (the engine does no
+    linear algebra worth threads): one thread, unless the user says otherwise (~40 ms of CPU a start)."""
+    os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
     was = gc.isenabled()
     gc.disable()
     try:
