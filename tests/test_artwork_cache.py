@@ -64,6 +64,22 @@ def test_kept_arrays_read_back_equal_and_a_damaged_entry_reads_as_none(fresh_cac
         assert kept.read("artwork", "k1") is None, damaged[:40]
 
 
+def test_kept_entries_past_the_limit_go_least_recently_read_first(fresh_cache: Path,
+                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    block = np.zeros(3 * 4096, dtype=np.uint8)
+    for i, k in enumerate(("a", "b", "c")):
+        kept.write("artwork", k, {}, {"x": block})
+        os.utime(fresh_cache / "artwork" / f"{k}.arrays", ns=(10**18 + i, 10**18 + i))
+    assert kept.read("artwork", "a") is not None  # read: now the most recent
+    size = (fresh_cache / "artwork" / "a.arrays").stat().st_size
+    monkeypatch.setattr(kept, "LIMIT_BYTES", 3 * size)
+    kept.write("artwork", "d", {}, {"x": block})
+    assert sorted(p.name for p in (fresh_cache / "artwork").iterdir()) == ["a.arrays", "c.arrays", "d.arrays"]
+    monkeypatch.setattr(kept, "LIMIT_BYTES", 0)
+    kept.write("artwork", "e", {}, {"x": block})  # the one written stays, whatever the limit
+    assert sorted(p.name for p in (fresh_cache / "artwork").iterdir()) == ["e.arrays"]
+
+
 def _layout() -> dict[str, Any]:
     from asl_terrain import vasl
 

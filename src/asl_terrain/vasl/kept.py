@@ -14,6 +14,7 @@ import json
 import mmap
 import os
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -23,6 +24,9 @@ from asl_terrain import cache
 _MAGIC = b"asl-terrain arrays 1\n"
 _PAGE = 4096
 _SUFFIX = ".arrays"
+#: the bytes one kind's entries may take (a 3-board layout's raster, walls and ids are ~21 MB): past it, the
+#: entries read least recently are deleted when another is written
+LIMIT_BYTES = 512 * 2**20
 
 
 def read(kind: str, k: str) -> tuple[dict[str, Any], dict[str, np.ndarray]] | None:
@@ -36,6 +40,10 @@ def read(kind: str, k: str) -> tuple[dict[str, Any], dict[str, np.ndarray]] | No
             if size < len(_MAGIC) + 8:
                 return None
             mapped = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ)
+            try:
+                os.utime(f.fileno())  # read now: the last to go when the kind's entries are trimmed
+            except OSError:
+                pass  # a cache it may not write to: read all the same
     except (OSError, ValueError):
         return None
     try:
@@ -58,7 +66,8 @@ def read(kind: str, k: str) -> tuple[dict[str, Any], dict[str, np.ndarray]] | No
 
 def write(kind: str, k: str, head: Mapping[str, Any], arrays: Mapping[str, np.ndarray]) -> None:
     """Keep ``arrays`` (C-contiguous after conversion) with the JSON-able ``head`` for ``k``."""
-    if cache.cache_dir() is None:
+    root = cache.cache_dir()
+    if root is None:
         return
     layout: dict[str, Any] = {}
     blobs = []
@@ -78,3 +87,19 @@ def write(kind: str, k: str, head: Mapping[str, Any], arrays: Mapping[str, np.nd
         parts += [bytes(off - at), blob]
         at = off + len(blob)
     cache.write(kind, k, b"".join(parts), _SUFFIX)
+    _trim(root / kind, k + _SUFFIX)
+
+
+def _trim(folder: Path, keep: str) -> None:
+    """Delete the entries read least recently while the folder's entries take more than LIMIT_BYTES."""
+    try:
+        entries = [(e.stat().st_mtime_ns, e.stat().st_size, e.path) for e in os.scandir(folder)
+                   if e.name.endswith(_SUFFIX) and e.name != keep]
+        total = sum(size for _, size, _ in entries) + os.stat(folder / keep).st_size
+        for _, size, path in sorted(entries):
+            if total <= LIMIT_BYTES:
+                break
+            os.unlink(path)
+            total -= size
+    except OSError:
+        pass  # another process trimming at once, or an entry gone: nothing to do
