@@ -1113,16 +1113,21 @@ def load_demo() -> Map:
 @contextmanager
 def settled() -> Iterator[None]:
     """A long batch of rulings (a LOS table, a cross-check) run with the heap built so far (the map, its
-    tables and artwork) left out of the cyclic collector's passes (gc.freeze): its full passes then scan
-    only what the batch adds, not the whole map again (~10 % of the batch, issue 13). Undone at the end
-    unless something froze the heap before."""
+    tables and artwork) left out of the cyclic collector's passes (gc.freeze), and with no automatic pass
+    while it runs: the LOS batch path makes no cyclic garbage, and the passes over what the batch builds (its
+    thread shapes, records, stretch codes) were a fifth of its first viewers' work (issue 13). The collector
+    is turned back on, and the heap unfrozen unless something froze it before, at the end."""
     import gc
 
     first = gc.get_freeze_count() == 0
+    was = gc.isenabled()
     gc.freeze()
+    gc.disable()
     try:
         yield
     finally:
+        if was:
+            gc.enable()
         if first:
             gc.unfreeze()
 
