@@ -2267,6 +2267,8 @@ def wall_as_drawn(L: _Los, o: _Obs, t: float) -> _Block | Literal[False] | None:
         return False
     key = (o.srcs[0], o.srcs[1])
     w = L.tab.walls[key]
+    if not w.full and w.top <= L.shi:  # no higher than the higher end: no Half-Level obstacle, drawn or not
+        return False
     if _runs_along(A.point, B.point, w.hexside) or _crossing(A.point, B.point, w.hexside) is not None:
         return False
     if not L.reader.drawn_on_both_sides(key):  # type: ignore[attr-defined]
@@ -2274,10 +2276,8 @@ def wall_as_drawn(L: _Los, o: _Obs, t: float) -> _Block | Literal[False] | None:
     how = "as drawn past its hexside"
     if w.full:
         b = bocage_blocks(L, w, key, t, how)
-    elif w.top > L.shi:
-        b = _Block(t, None, w.hexside, f"{w.what} {how} (Half-Level obstacle)", "B9.1")
     else:
-        return False
+        b = _Block(t, None, w.hexside, f"{w.what} {how} (Half-Level obstacle)", "B9.1")
     if b is None:
         return False
     b.also += ("B9.1",)
