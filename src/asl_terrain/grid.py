@@ -641,15 +641,29 @@ def _checked_vertex(a: Hex, b: Hex, c: Hex, text: str) -> Vertex:
         raise NotAdjacent(f"vertex {text!r}: {a}, {b} and {c} are not mutually adjacent") from None
 
 
+#: vertices made by :func:`_vertex_at`, by point: each vertex is made once and shared by its three hexes and
+#: three hexsides (a search or a walk asks for them again and again; emptied when full)
+_VERTICES_AT: dict[tuple[int, int], Vertex] = {}
+_VERTICES_AT_LIMIT = 1 << 18
+
+
 def _vertex_at(x: int, y: int) -> Vertex:
     """The vertex at scaled point (x, y), which must be a vertex (x + y even, x not a multiple of 3).
 
     A vertex with ``x % 3 == 2`` has one hex to its west and two to its east (NE, SE); one with
     ``x % 3 == 1`` has two to its west (NW, SW) and one to its east. Canonical order follows.
     """
-    if x % 3 == 2:
-        return _new_vertex(_hex_at(x - 2, y), _hex_at(x + 1, y - 1), _hex_at(x + 1, y + 1))
-    return _new_vertex(_hex_at(x - 1, y - 1), _hex_at(x - 1, y + 1), _hex_at(x + 2, y))
+    k = (x, y)
+    got = _VERTICES_AT.get(k)
+    if got is None:
+        if x % 3 == 2:
+            got = _new_vertex(_hex_at(x - 2, y), _hex_at(x + 1, y - 1), _hex_at(x + 1, y + 1))
+        else:
+            got = _new_vertex(_hex_at(x - 1, y - 1), _hex_at(x - 1, y + 1), _hex_at(x + 2, y))
+        if len(_VERTICES_AT) >= _VERTICES_AT_LIMIT:
+            _VERTICES_AT.clear()
+        _VERTICES_AT[k] = got
+    return got
 
 
 def locate(p: Point) -> Hex | Vertex:

@@ -353,10 +353,11 @@ class BoardNaming(Naming):
     def __init__(self, prefix: str, boards: tuple[BoardPlacement, ...]) -> None:
         super().__init__(prefix)
         self.boards = tuple(b for b in boards if b.prefix)
-        self._cache: dict[Hex, str] = {}
+        self._cache: dict[tuple[int, int], str] = {}  # by plain coordinates: a Hex's own hash is Python code
 
     def hex(self, h: Hex) -> str:
-        got = self._cache.get(h)
+        k = (h.col, h.row)
+        got = self._cache.get(k)
         if got is None:
             for b in self.boards:
                 local = b.from_map(h)
@@ -365,14 +366,14 @@ class BoardNaming(Naming):
                     break
             else:
                 got = self.prefix + h.name
-            self._cache[h] = got
+            self._cache[k] = got
         return got
 
     def hexside(self, hs: Hexside) -> str:
-        return "-".join(self.hex(h) for h in hs.hexes)
+        return f"{self.hex(hs.a)}-{self.hex(hs.b)}"
 
     def vertex(self, v: Vertex) -> str:
-        return "-".join(self.hex(h) for h in v.hexes)
+        return f"{self.hex(v.a)}-{self.hex(v.b)}-{self.hex(v.c)}"
 
     def after_at(self, x: Hexside | Vertex) -> str:
         return self.hexside(x) if isinstance(x, Hexside) else self.vertex(x)

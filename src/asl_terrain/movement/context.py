@@ -108,10 +108,11 @@ class Context:
     _rulebooks: dict[tuple[Any, ...], tuple[Any, ...]] = field(default_factory=dict)
     #: whether the map holds a counter of each type asked about (:meth:`has_counters`)
     _counter_types: dict[str, bool] = field(default_factory=dict)
-    #: the map's terrain by hex and hexsides crossed by pair of hexes, kept by plain coordinates
-    #: (:meth:`terrain`, :meth:`crossing`; shared with the :meth:`deciding` twin)
+    #: the map's terrain and rubble by hex and hexsides crossed by pair of hexes, kept by plain coordinates
+    #: (:meth:`terrain`, :meth:`is_rubble`, :meth:`crossing`; shared with the :meth:`deciding` twin)
     _terrain: dict[tuple[int, int], HexTerrain] = field(default_factory=dict)
     _crossings: dict[tuple[int, int, int, int], tuple[Hexside, HexsideTerrain]] = field(default_factory=dict)
+    _rubble: dict[tuple[int, int], bool] = field(default_factory=dict)
 
     @classmethod
     def of(cls, m: Map, chart: Chart, cond: Conditions, unit: Unit, allowance: Fraction, dash: bool,
@@ -220,6 +221,15 @@ class Context:
             got = self._terrain[k] = self.m.terrain(h)
         return got
 
+    def is_rubble(self, h: Hex) -> bool:
+        """Whether rubble is in ``h`` (:meth:`Map.is_rubble`: rubble terrain or a Rubble counter), kept by its
+        coordinates."""
+        k = (h.col, h.row)
+        got = self._rubble.get(k)
+        if got is None:
+            got = self._rubble[k] = self.m.is_rubble(h)
+        return got
+
     def crossing(self, a: Hex, b: Hex) -> tuple[Hexside, HexsideTerrain]:
         """The hexside between adjacent hexes ``a`` and ``b`` and what lies on it (:meth:`Map.hexside`), kept
         by their coordinates. :raises NotAdjacent: when they are not adjacent."""
@@ -238,7 +248,7 @@ class Context:
     def ground_key(self, t: HexTerrain) -> str:
         """The chart entry that prices entering the hex's ground Location: rubble (terrain or counter)
         as stone or wooden rubble (B24.4), grain out of season as Open Ground (B15.4)."""
-        if self.m.is_rubble(t.hex):
+        if self.is_rubble(t.hex):
             return material_key("rubble", t.building)
         return seasonal_terrain(t.terrain, self.grain_in_season)
 
@@ -268,7 +278,7 @@ class Context:
         """A move that takes ALL the unit's MF/MP (woods for vehicles, B13.41; marsh, B16.4): its cost is
         the allowance, and a vehicle then checks for Bog (D8.21)."""
         units = self.k.units
-        if self.allowance <= 0:
+        if self.allowance.numerator <= 0:  # (a Fraction compared with an int is Python code)
             return Prohibition(f"entering {what} takes ALL of a unit's {units}, and it has none", rule)
         item = Item(self.allowance, f"ALL its {units} to enter {what}", rule)
         notes = ("The vehicle must then make a Bog check (D8.21).",) if bog and self.k.pays_mp else ()

@@ -146,6 +146,8 @@ def vehicle_onto_or_off_bridge_only_by_its_road(e: _Entry) -> Prohibition | None
     bridge's deck only across its road hexsides (B6.1)."""
     if not e.ctx.k.pays_mp or e.hst.road is not None or e.frm is None or e.to is None:
         return None
+    if (e.tb is None or e.tb.bridge is None) and (e.ta is None or e.ta.bridge is None):
+        return None  # no bridge in either hex: most entries
     for t, loc, way in ((e.tb, e.to, "onto"), (e.ta, e.frm, "off")):
         if t is not None and t.bridge is not None and t.is_stream and loc.place == "" and not loc.level:
             return Prohibition(f"a vehicle drives {way} the {t.bridge} bridge in {e.ctx.n(t.hex)} only across its "
