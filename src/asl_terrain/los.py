@@ -1236,9 +1236,11 @@ class _Tables:
 
 
     # -- what a later process need not derive again (issue 13: the user cache, asl_terrain.cache)
-    def warm(self) -> None:
+    def warm(self, stretches: bool = True) -> None:
         """A batch begins: the thread shapes an earlier process kept for this grid are read when first met,
-        and the artwork's stretch codes kept for its pixels are read now."""
+        and (``stretches``) the artwork's stretch codes kept for its pixels are read now: a batch of many
+        viewers' pairs, not one viewer's (measured: reading a layout's stretches costs one viewshed more
+        than it saves)."""
         if self.kept is None:
             from . import cache
 
@@ -1246,8 +1248,8 @@ class _Tables:
             # a shape depends only on the grid's stride and grid.py's code (in cache.key's code stamp)
             self._kept_by = os.getpid()
             self.kept = cache.Shelf("los-shapes", cache.key("los shapes", str(self.stride)), _KEPT_SHAPES) if on else False
-            if on and isinstance(self.depiction, ArtworkDepiction):
-                self.depiction.raster.warm()
+        if stretches and self.kept is not False and isinstance(self.depiction, ArtworkDepiction):
+            self.depiction.raster.warm()
 
     def keep(self) -> None:
         """A batch ended: keep the shapes and stretch codes it derived, when they are enough to pay (not in a
@@ -2857,7 +2859,7 @@ def viewshed(m: Map, a: Location, *, level: int | None = None, chart: Chart | No
     if a.bypass is not None and a.vertex is None:
         raise QueryError(f"{m.name_of(a)}: a viewshed is traced from a vertex; name the Bypass vertex")
     targets = viewshed_targets(m, a, level)
-    tab.warm()
+    tab.warm(stretches=False)
     vis: list[tuple[Location, int]] = []
     ent = (entrenched, False)
     for k, loc in enumerate(targets, start=1):
