@@ -482,7 +482,12 @@ QUICK_CASES = [["los", "W2", "W6"], ["los", "I14", "K11"], ["los", "V2", "V6"], 
                ["move", "S7", "T6"], ["move", "V4", "V3"], ["los", "W2"], ["los", "W2", "W6", "W7"],
                ["los", "ZZ99", "W6"],
                ["los", "nofile.toml", "W2", "W6"], ["move", str(MAPS / "st_village.toml"), "O17", "N17"],
-               ["los", str(MAPS / "st_village.toml"), "O17", "P17"], ["move", "M13"], ["los", "", "W6"]]
+               ["los", str(MAPS / "st_village.toml"), "O17", "P17"], ["move", "M13"], ["los", "", "W6"],
+               ["reach", "M13", "--mf", "4"], ["reach", "M5", "--unit", "vehicle", "--limit", "5"],
+               ["reach", "--limit", "3", "-u", "cavalry", "M13"], ["reach", "M13", "--mf", "4", "--mp", "3"],
+               ["reach", "ZZ99"], ["reach", "M13", "--unit", "tank"], ["reach", "nofile.toml", "M13"],
+               ["reach", str(MAPS / "st_village.toml"), "O17", "--allowance", "2.5", "--limit", "0"],
+               ["reach", "M13", "M14"], ["reach", "M13", "--unit", '{"type": "vehicle", "mp": 6}']]
 
 
 @pytest.mark.parametrize("argv", QUICK_CASES, ids=" ".join)
@@ -506,7 +511,10 @@ def test_the_quick_path_imports_no_typer_and_options_go_through_typer() -> None:
     from asl_terrain import cli
 
     for argv in (["los", "W2", "W6", "-o", "x.png"], ["move", "M13", "M12", "--unit", "vehicle"], ["los"],
-                 ["los", "--help"], ["viewshed", "W2"], ["--chart", "c.toml", "los", "W2", "W6"]):
+                 ["los", "--help"], ["viewshed", "W2"], ["--chart", "c.toml", "los", "W2", "W6"],
+                 ["reach", "M13", "-o", "x.png"], ["reach", "M13", "--unit=vehicle"], ["reach", "M13", "--paths"],
+                 ["reach"], ["reach", "--unit", "vehicle"], ["reach", "M13", "--limit", "x"],
+                 ["reach", "M13", "--mf"], ["reach", "M13", "--smoke", "M12"], ["reach", "M13", "--help"]):
         assert cli._quick_of(argv) is None, argv
 
 
@@ -538,6 +546,15 @@ def test_the_quick_answers_take_the_commands_defaults() -> None:
                 continue
             assert params[pname].default == p.default, (name, pname)
         assert set(params) - set(sig) == {"smoke", "wreck", "vehicle", "rubble", "ssr"}, name
+    params = {p.name: p for p in group.commands["reach"].params}  # type: ignore[attr-defined]
+    sig = inspect.signature(quick.run_reach).parameters
+    for pname, p in sig.items():
+        if pname not in ("args", "what_if"):
+            assert params[pname].default == p.default, ("reach", pname)
+    # the quick path reads only these: -o and its options go through typer
+    assert set(params) - set(sig) == {"output", "paths", "size", "force", "smoke", "wreck", "vehicle", "rubble",
+                                      "ssr"}
+    assert {k for k, _ in cli._REACH_OPTIONS.values()} == set(sig) - {"args", "what_if"}
 
 
 # ------------------------------------------------------------------ answers written without rich's console
@@ -578,11 +595,36 @@ def test_plain_answers_are_the_bytes_rich_writes(lines: list[str], rows: list[tu
     assert plain == buf.getvalue()
 
 
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.tuples(_TEXT, _TEXT, _TEXT), min_size=1, max_size=4), st.tuples(_WORD, _WORD, _WORD),
+       st.lists(_WORD, min_size=1, max_size=6).map(" ".join), st.integers(16, 140))
+def test_plain_titled_tables_are_the_bytes_rich_writes(rows: list[tuple[str, str, str]],
+                                                       headers: tuple[str, str, str], title: str,
+                                                       width: int) -> None:
+    """A table with a title (the reach table's "reach from ..."), written by cli.plain, is exactly what rich
+    writes: the title centred over the table's width (plain refuses a title longer than the table)."""
+    import io
+
+    from rich.console import Console
+
+    from asl_terrain.cli.plain import Printed
+
+    p = Printed()
+    p.table(headers, ("left", "right", "left"), rows, title=title)
+    plain = p.render(width)
+    assume(plain is not None)
+    buf = io.StringIO()
+    p.print_through(Console(file=buf, width=width, highlight=False))
+    assert plain == buf.getvalue()
+    assert plain.splitlines()[0].strip() == title  # the title's line, above the box
+
+
 _ANSWERED = [["move", "M13", "M12"], ["move", "M13", "M14"], ["move", "A1", "B1"], ["move", "W2", "W3"],
              ["move", "I14", "H13"], ["move", "HrI5", "HrI6"], ["los", "W2", "W6"], ["los", "A1", "Q10"],
              ["los", "I5", "P5"], ["los", "M13", "Q13"], ["los", "B2", "GG9"], ["tem", "M13"], ["tem", "I5"],
              ["los", "M13", "M12", "--ssr", "no-roads"], ["viewshed", "K10/2"], ["viewshed", "W2", "--level", "1"],
-             ["viewshed", "K10/2", "--smoke", "K9"]]
+             ["viewshed", "K10/2", "--smoke", "K9"], ["reach", "M13", "--mf", "3"],
+             ["reach", "M5", "--unit", "vehicle", "--limit", "4"]]
 
 
 @pytest.mark.parametrize("columns", ["80", "44", "130"])

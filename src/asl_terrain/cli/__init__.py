@@ -326,15 +326,51 @@ def format_value(v: Any) -> str:
     return str(v)
 
 
-def _quick_of(argv: list[str]) -> Callable[[list[str]], None] | None:
-    """The plain answer of a ``los``/``move`` command line of Locations (and a map file) only, no options:
-    answered without building the typer app (cli.quick, the same function the typer commands call; start-up,
-    issue 13). None: typer parses it."""
+def _quick_of(argv: list[str]) -> Callable[[list[str]], Any] | None:
+    """The plain answer of a ``los``/``move`` command line of Locations (and a map file) only, no options,
+    or of a ``reach`` command line with at most the options :func:`_reach_options` reads: answered without
+    building the typer app (cli.quick, the same function the typer commands call; start-up, issue 13).
+    None: typer parses it."""
+    if len(argv) >= 2 and argv[0] == "reach":
+        return _reach_options(argv[1:])
     if len(argv) < 2 or argv[0] not in ("los", "move") or any(a.startswith("-") for a in argv[1:]):
         return None
     from . import quick
 
     return quick.run_los if argv[0] == "los" else quick.run_move
+
+
+#: the ``reach`` options the quick path reads (each with a value, as typer converts it); any other option,
+#: ``--name=value``, a value that looks like an option or one typer would refuse leaves the line to typer
+_REACH_OPTIONS: dict[str, tuple[str, Callable[[str], Any]]] = {
+    "--unit": ("unit", str), "-u": ("unit", str), "--allowance": ("allowance", float), "--mf": ("mf", float),
+    "--mp": ("mp", float), "--limit": ("limit", int)}
+
+
+def _reach_options(args: list[str]) -> Callable[[list[str]], Any] | None:
+    """``reach``'s arguments read as typer reads them, as the quick answer of the command line, or None."""
+    given: dict[str, Any] = {}
+    plain: list[str] = []
+    i = 0
+    while i < len(args):
+        a = args[i]
+        if not a.startswith("-"):
+            plain.append(a)
+            i += 1
+            continue
+        opt = _REACH_OPTIONS.get(a)
+        if opt is None or i + 1 == len(args) or args[i + 1].startswith("-"):
+            return None
+        try:
+            given[opt[0]] = opt[1](args[i + 1])
+        except ValueError:
+            return None
+        i += 2
+    if not plain:
+        return None
+    from . import quick
+
+    return lambda _: quick.run_reach(plain, **given)
 
 
 def _run_app(argv: list[str]) -> None:
@@ -354,7 +390,7 @@ def _run_app(argv: list[str]) -> None:
         sys.exit(rv)
 
 
-#: the commands that answer one bounded question and end (reach has its own, cli.movement._one_shot)
+#: the commands that answer one bounded question and end (reach has its own, cli.quick.one_shot)
 ONE_SHOT = frozenset({"los", "viewshed", "move"})
 
 

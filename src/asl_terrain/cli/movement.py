@@ -8,11 +8,7 @@ cost, the cheapest paths on request; render only draws.
 
 from __future__ import annotations
 
-import contextlib
-import gc
 import itertools
-import json
-from collections.abc import Iterator
 from fractions import Fraction
 from pathlib import Path
 from typing import Any, Optional
@@ -39,7 +35,7 @@ from . import (
     split_map,
     what_if_options,
 )
-from .quick import allowance_of, answer, run_move, unit_value
+from .quick import allowance_of, answer, one_shot, run_move, run_reach, unit_value
 
 _UNIT_HELP = ("The unit: infantry, cavalry, wagon, vehicle (a 16-MP fully-tracked AFV), motorcycle, or a JSON "
               "object such as '{\"type\": \"vehicle\", \"class\": \"truck\", \"mp\": 12}' (queries.md).")
@@ -215,56 +211,15 @@ def reach_command(
     asl-terrain reach M13 --mf 4 -o reach.png        (the picture: each hex tinted and labelled with its cost)
     asl-terrain reach M5 --unit vehicle --limit 0    (every Location a 16-MP tank reaches from M5)
     """
-    with _one_shot():
-        _reach(args, unit, allowance, mf, mp, output, paths, size, limit, force, what_if)
-
-
-@contextlib.contextmanager
-def _one_shot() -> Iterator[None]:
-    """A command that loads a map, builds its search tables and prints: no cyclic garbage collection while it
-    runs, and what it built left out of later collections (gc.freeze). The map and the tables are tens of
-    thousands of acyclic objects that every collection would walk again (a quarter of ``reach`` on a
-    3-board layout, issue 13); the collector's state is restored, so a program calling the CLI keeps its own."""
-    from ..movement.search import gc_paused  # the searches' own pause: counted, so it nests with theirs
-
-    with gc_paused():
-        try:
-            yield
-        finally:
-            gc.freeze()
-
-
-def _reach(args: list[str], unit: str, allowance: float | None, mf: float | None, mp: float | None,
-           output: Path | None, paths: bool, size: float, limit: int, force: bool, what_if: WhatIf) -> None:
-    """The reach command's work (:func:`reach_command`)."""
     check_output(output, force, args)
-    m, (frm,) = split_map(args, 1, "FROM")
-    m = what_if.on(m)
-    q: dict[str, Any] = {"kind": "reach", "unit": _unit(unit), "from": frm}
-    a = _allowance(allowance, mf, mp)
-    if a is not None:
-        q["allowance"] = a
-    ans = _answer(m, q)
-    costs: dict[str, Any] = ans["costs"]
-    pths: dict[str, list[str]] = ans["paths"]
-    t = Table(show_header=True, header_style="bold", title=f"reach from {ans['from']}")
-    t.add_column("Location")
-    t.add_column(ans["units"], justify="right")
-    t.add_column("cheapest path")
-    rows = sorted(costs.items(), key=lambda kv: (kv[1], kv[0]))
-    shown = rows if limit <= 0 else rows[:limit]
-    for name, c in shown:
-        t.add_row(name, format_value(c), " > ".join(pths.get(name, [])))
-    console.print(t)
-    if len(shown) < len(rows):
-        console.print(f"... and {len(rows) - len(shown)} more (--limit 0 prints all)")
-    print_answer(ans, ["allowance", "units"])
-    if output is not None:
-        q2 = dict(q)
-        if "allowance" in q2:
-            q2["allowance"] = Fraction(str(q2["allowance"]))
-        _draw_reach(m, q2, output, size, paths, force, args)
-        console.print(f"wrote {output}")
+    with one_shot():  # the drawing too
+        m, q = run_reach(args, unit, allowance, mf, mp, limit, what_if)
+        if output is not None:
+            q2 = dict(q)
+            if "allowance" in q2:
+                q2["allowance"] = Fraction(str(q2["allowance"]))
+            _draw_reach(m, q2, output, size, paths, force, args)
+            console.print(f"wrote {output}")
 
 
 @app.command("vca-change")

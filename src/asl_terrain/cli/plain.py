@@ -64,10 +64,11 @@ class Printed:
         """A line of ``text``, which ``markup()`` gives as rich markup (called only when rich writes it)."""
         self.blocks.append(("line", markup, text))
 
-    def table(self, headers: Sequence[str], justify: Sequence[str], rows: Sequence[Sequence[str]]) -> None:
+    def table(self, headers: Sequence[str], justify: Sequence[str], rows: Sequence[Sequence[str]],
+              title: str | None = None) -> None:
         """A table with a bold header row (headers as rich markup, cells as text); ``justify`` per column:
-        "left" or "right"."""
-        self.blocks.append(("table", tuple(headers), tuple(justify), tuple(tuple(r) for r in rows)))
+        "left" or "right"; ``title`` (text) centred above it."""
+        self.blocks.append(("table", tuple(headers), tuple(justify), tuple(tuple(r) for r in rows), title))
 
     def _texts(self) -> list[str]:
         out: list[str] = []
@@ -77,6 +78,8 @@ class Printed:
             else:
                 out += b[1]
                 out += [c for r in b[3] for c in r]
+                if b[4] is not None:
+                    out.append(b[4])
         return out
 
     def render(self, w: int) -> str | None:
@@ -91,6 +94,11 @@ class Printed:
                 lines = _table(b[1], b[2], b[3], w)
                 if lines is None:
                     return None
+                if b[4] is not None:
+                    title = _title(b[4], len(lines[0]))
+                    if title is None:
+                        return None
+                    parts.append(title)
                 parts += lines
         return "".join(p + "\n" for p in parts)
 
@@ -116,7 +124,7 @@ class Printed:
             if b[0] == "line":
                 console.print(b[1]())
                 continue
-            t = Table(show_header=True, header_style="bold")
+            t = Table(show_header=True, header_style="bold", title=b[4])
             for head, just in zip(b[1], b[2]):
                 t.add_column(head, justify=just)
             for r in b[3]:
@@ -125,6 +133,18 @@ class Printed:
 
 
 # ------------------------------------------------------------------------------ rich's rules, as it writes
+
+
+def _title(text: str, w: int) -> str | None:
+    """A table's title as rich writes it above a table ``w`` cells wide: centred, padded to the table's
+    width (None for a title that does not fit on one line: rich would wrap it)."""
+    from rich.cells import cell_len
+
+    n = cell_len(text)
+    if n > w or "\n" in text or text != text.strip():
+        return None
+    left = (w - n) // 2
+    return " " * left + text + " " * (w - n - left)
 
 
 def _rstrip_end(text: str, size: int) -> str:

@@ -1,19 +1,32 @@
-"""The answers of ``los`` and ``move``, as functions of plain values: the typer commands (cli.los,
+"""The answers of ``los``, ``move`` and ``reach``, as functions of plain values: the typer commands (cli.los,
 cli.movement) call them with what they parsed, and :func:`asl_terrain.cli.main` calls them directly for a
-command line of Locations only (no options), without importing typer (start-up, issue 13). Their defaults
-are the commands' (tests/test_cli.py checks them against the typer options).
+command line of Locations only (no options; for ``reach``, only the unit, its allowance and ``--limit``),
+without importing typer (start-up, issue 13). Their defaults are the commands' (tests/test_cli.py checks
+them against the typer options).
 """
 
 from __future__ import annotations
 
+import contextlib
+import gc
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any, Optional
 
 from ..errors import UserError
 from ..model import Map
-from . import WhatIf, _console, board_image, check_output, get_chart, print_answer, save_picture, split_map
+from . import (
+    WhatIf,
+    _console,
+    board_image,
+    check_output,
+    format_value,
+    get_chart,
+    print_answer,
+    save_picture,
+    split_map,
+)
 
 LOS_KEYS = ["from", "to", "clear", "blocked_by", "hindrance_drm", "range", "height_advantage", "up_slope",
             "blind", "borderline", "elevations", "roadblocks_crossed"]
@@ -96,6 +109,52 @@ def run_move(args: list[str], unit: str = "infantry", road_rate: Optional[bool] 
             q[key] = True
     ans = answer(m, q)
     print_answer(ans, MOVE_KEYS)
+
+
+def run_reach(args: list[str], unit: str = "infantry", allowance: Optional[float] = None,
+              mf: Optional[float] = None, mp: Optional[float] = None, limit: int = 40,
+              what_if: WhatIf = WhatIf()) -> tuple[Map, dict[str, Any]]:
+    """``asl-terrain reach [MAP] FROM``: the cost table (``limit`` rows, 0: all) and the answer printed; the
+    map and the query answered are returned (the typer command draws them with ``-o``)."""
+    with one_shot():
+        m, (frm,) = split_map(args, 1, "FROM")
+        m = what_if.on(m)
+        q: dict[str, Any] = {"kind": "reach", "unit": unit_value(unit), "from": frm}
+        a = allowance_of(allowance, mf, mp)
+        if a is not None:
+            q["allowance"] = a
+        ans = answer(m, q)
+        from .plain import Printed
+
+        costs: dict[str, Any] = ans["costs"]
+        paths: dict[str, list[str]] = ans["paths"]
+        rows = sorted(costs.items(), key=lambda kv: (kv[1], kv[0]))
+        shown = rows if limit <= 0 else rows[:limit]
+        out = Printed()
+        out.table(("Location", ans["units"], "cheapest path"), ("left", "right", "left"),
+                  [(name, format_value(c), " > ".join(paths.get(name, []))) for name, c in shown],
+                  title=f"reach from {ans['from']}")
+        if len(shown) < len(rows):
+            more = f"... and {len(rows) - len(shown)} more (--limit 0 prints all)"
+            out.line(more, lambda: more)
+        out.emit()
+        print_answer(ans, ["allowance", "units"])
+        return m, q
+
+
+@contextlib.contextmanager
+def one_shot() -> Iterator[None]:
+    """A command that loads a map, builds its search tables and prints: no cyclic garbage collection while it
+    runs, and what it built left out of later collections (gc.freeze). The map and the tables are tens of
+    thousands of acyclic objects that every collection would walk again (a quarter of ``reach`` on a
+    3-board layout, issue 13); the collector's state is restored, so a program calling the CLI keeps its own."""
+    from ..movement.search import gc_paused  # the searches' own pause: counted, so it nests with theirs
+
+    with gc_paused():
+        try:
+            yield
+        finally:
+            gc.freeze()
 
 
 def _draw_los(m: Map, a: str, b: str, entrenched: tuple[bool, bool], output: Path, size: float, force: bool,
