@@ -47,6 +47,7 @@ from collections.abc import Callable, Container, Iterable, Iterator, Mapping, Se
 from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from enum import IntEnum
+from functools import lru_cache
 from itertools import islice
 from types import MappingProxyType
 from typing import Any, Literal, NamedTuple, Protocol, TypeAlias, TypeVar
@@ -132,6 +133,12 @@ def _quarters(x: Any, where: str) -> int:
 
 def _lv(q: int) -> Fraction:
     return Fraction(q, _Q)
+
+
+@lru_cache(maxsize=256)
+def _levels(q: int) -> str:
+    """Quarter levels as a ruling writes them (2½): a batch's pairs ask for the same few again and again."""
+    return fmt(_lv(q))
 
 
 # ============================================================================================ ruling values
@@ -527,6 +534,7 @@ class ArtworkDepiction:
         self.raster = raster
         self.whole = WholeHexDepiction(tab.recs, tab.touch, tab._fill)
         self._cache: dict[tuple[int, frozenset[int]], _Meet] = {}
+        self._in_bed: dict[tuple[int, frozenset[int]], bool] = {}  # in_depression by hex and stretch codes
         # per hex index: its record when it does not depend on the thread (one code drawn, inherent or
         # offboard terrain), None when it does; worked out when a thread first meets the hex
         self._static: dict[int, _Meet | None] = {}
@@ -704,10 +712,17 @@ class _ArtworkThread:
     def in_depression(self, idx: int, t0: float, t1: float) -> bool:
         """Whether the thread stays within the stream or gully as drawn in hex ``idx`` between t0 and
         t1: every pixel it crosses there lies no higher than the stream bed (B20.2, A6.3)."""
-        tab = self.dep.tab
-        floor = tab.m.terrain(tab.hex_of(idx)).in_level
-        decode = self.dep.raster.decode
-        return all(decode(c)[1] <= floor for c in self._codes(t0, t1))
+        dep = self.dep
+        key = (idx, self._codes(t0, t1))
+        got = dep._in_bed.get(key)
+        if got is None:  # the same hex's stretches repeat a few code sets: each is weighed once
+            if len(dep._in_bed) >= _RECORD_LIMIT:
+                dep._in_bed.clear()
+            tab = dep.tab
+            floor = tab.m.terrain(tab.hex_of(idx)).in_level
+            decode = dep.raster.decode
+            got = dep._in_bed[key] = all(decode(c)[1] <= floor for c in key[1])
+        return got
 
     def boundary(self, idxs: tuple[int, ...], t0: float, t1: float, narrow: bool) -> _Meet:
         dep = self.dep
@@ -1965,7 +1980,7 @@ def one_end_in_a_stream(L: _Los, lasts: list[int], whole: bool) -> _Block | None
     if e_high - e_low >= need * _Q:
         return None
     return _Block(0.0 if low is L.A else 1.0, last, None,
-                  (f"the bank of the stream (an elevation difference of {fmt(_lv(e_high - e_low))} "
+                  (f"the bank of the stream (an elevation difference of {_levels(e_high - e_low)} "
                    f"is less than the range {need} from the last hex inside the depiction)"), "A6.3")
 
 
