@@ -159,3 +159,20 @@ def test_cache_off_keeps_no_tables(tmp_path: Path, monkeypatch: pytest.MonkeyPat
     cache.write_value("test", "k", 1)
     assert cache.read_value("test", "k") is None
     assert not any(tmp_path.rglob("*"))
+
+
+def test_a_single_los_reads_no_kept_table(fresh_cache: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Work proportional to the question (issue 13, item 2): the kept tables are read by batches only."""
+    m = _tiny_map()
+    pairs = _pairs(m)
+    list(los.los_verdicts(m, pairs))  # keeps the tables
+    assert len(_entries(fresh_cache)) == 2
+
+    def unread(*_: object) -> object:
+        raise AssertionError("a single LOS read a kept table")
+
+    monkeypatch.setattr(cache.Shelf, "_open", unread)
+    monkeypatch.setattr(cache, "read_value", unread)
+    fresh = _tiny_map()
+    for a, b in pairs[::50]:
+        los.los(fresh, a, b, borderline=True)
