@@ -78,7 +78,7 @@ def run(*args: str, stdin: str | None = None, env: Mapping[str, str] | None = No
             for c, w in zip(consoles, widths):
                 c._width = w
             plain.FORCED_WIDTH = forced
-            # a one-shot command may gc.freeze() what it built (cli.quick.one_shot): a real process
+            # a one-shot command may gc.freeze() what it built (cli.one_shot): a real process
             # ends there, this one goes on, so its later collections see those objects again
             gc.unfreeze()
     out.flush()

@@ -390,8 +390,8 @@ def _run_app(argv: list[str]) -> None:
         sys.exit(rv)
 
 
-#: the commands that answer one bounded question and end (reach has its own, cli.quick.one_shot)
-ONE_SHOT = frozenset({"los", "viewshed", "move"})
+#: the commands that answer one bounded question and end
+ONE_SHOT = frozenset({"los", "viewshed", "move", "reach"})
 
 
 @contextlib.contextmanager
@@ -399,7 +399,8 @@ def one_shot() -> Iterator[None]:
     """A command that loads a map, answers and ends: no cyclic garbage collection while it runs, and what it
     built left out of the collection at the interpreter's exit (gc.freeze). The map, its LOS tables and the
     engine's records are tens of thousands of acyclic objects that every pass walks again (a tenth of a
-    ``los`` or ``viewshed`` on a 3-board layout, issue 13); the collector is turned back on if it was on."""
+    ``los`` or ``viewshed`` on a 3-board layout, a quarter of a ``reach``'s search, issue 13); the collector is
+    turned back on if it was on (a search's own pause, movement.search.gc_paused, nests inside)."""
     was = gc.isenabled()
     gc.disable()
     try:

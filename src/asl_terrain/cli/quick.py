@@ -7,10 +7,8 @@ them against the typer options).
 
 from __future__ import annotations
 
-import contextlib
-import gc
 import json
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Optional
 
@@ -23,6 +21,7 @@ from . import (
     check_output,
     format_value,
     get_chart,
+    one_shot as one_shot,  # re-exported: cli.movement's reach command pauses the collector with it
     print_answer,
     save_picture,
     split_map,
@@ -140,21 +139,6 @@ def run_reach(args: list[str], unit: str = "infantry", allowance: Optional[float
         out.emit()
         print_answer(ans, ["allowance", "units"])
         return m, q
-
-
-@contextlib.contextmanager
-def one_shot() -> Iterator[None]:
-    """A command that loads a map, builds its search tables and prints: no cyclic garbage collection while it
-    runs, and what it built left out of later collections (gc.freeze). The map and the tables are tens of
-    thousands of acyclic objects that every collection would walk again (a quarter of ``reach`` on a
-    3-board layout, issue 13); the collector's state is restored, so a program calling the CLI keeps its own."""
-    from ..movement.search import gc_paused  # the searches' own pause: counted, so it nests with theirs
-
-    with gc_paused():
-        try:
-            yield
-        finally:
-            gc.freeze()
 
 
 def _draw_los(m: Map, a: str, b: str, entrenched: tuple[bool, bool], output: Path, size: float, force: bool,
