@@ -5,8 +5,12 @@ allowance, reach's cost equals path() of its path, random maps never crash)."""
 
 from __future__ import annotations
 
+import contextlib
+import importlib
 import json
 import subprocess
+from collections import Counter
+from collections.abc import Iterator
 from fractions import Fraction
 from pathlib import Path
 from typing import Any
@@ -836,3 +840,66 @@ def test_property_the_search_weighs_moves_as_their_rulings_say(m: Map, unit: Any
                 assert (r.keeps_road_bonus, r.all_mf, tuple(i.rule for i in r.items)) == (e[2], e[3], e[5])
                 if mv.rule is bypass.bypass_move:
                     assert e[1] >= floor == mv.floor, r.explain()
+
+
+
+@contextlib.contextmanager
+def _every_rule_asked() -> Iterator[Counter[str]]:
+    """Inside: the movement rules ask every rule of their tuples, also those a context's rulebook leaves out
+    (answers_only_if), each of those checked to answer nothing there; the counter says how often each was."""
+    common = importlib.import_module("asl_terrain.movement.common")
+    asked: Counter[str] = Counter()
+
+    def every_rule(c: Any, rules: tuple[Any, ...]) -> tuple[Any, ...]:
+        def left_out(rule: Any) -> Any:
+            def ask(*a: Any) -> Any:
+                got = rule(*a)
+                asked[rule.__name__] += 1
+                assert not got, f"{rule.__name__} answered {got!r} where its answers_only_if says it cannot"
+                return got
+            return ask
+        return tuple(r if common._applies(r, c) else left_out(r) for r in rules)
+
+    with pytest.MonkeyPatch.context() as mp:
+        for name in ("asl_terrain.movement.bypass", "asl_terrain.movement.entry"):
+            mp.setattr(importlib.import_module(name), "rulebook", every_rule)
+        yield asked
+
+
+#: the units and flags the left-out rules are checked for
+_ALL_KINDS: list[tuple[Any, dict[str, bool]]] = [(u, {}) for u in UNITS] + \
+    [("infantry", {"dash": True}), ("infantry", {"rout": True})]
+
+
+def _plain_searches(m: Map, starts: list[Hex], allowance: Fraction) -> None:
+    """Plain searches (every move weighed) of every unit and flag from ``starts``, on fresh tables."""
+    api = importlib.import_module("asl_terrain.movement.api")
+    graph = importlib.import_module("asl_terrain.movement.graph")
+    for unit, flags in _ALL_KINDS:
+        c = api._context(m, unit, allowance, **flags)
+        for start in starts:
+            api._search(graph.Tables(c), Location(start), allowance, prune=False)
+
+
+def test_a_rule_a_rulebook_leaves_out_answers_nothing_there() -> None:
+    """A rule marked answers_only_if(applies) is left out of the rules a context asks where applies(c) is
+    false (movement.common.rulebook): there it must answer nothing. Every such rule is asked anyway, over
+    every move out of the Locations a plain search meets (no pruning) on the demo map and every test map,
+    for every test unit, Dash and rout: a predicate narrower than its rule fails here."""
+    with _every_rule_asked() as asked:
+        for m in [load_demo()] + [Map.load(p) for p in sorted(MAPS.glob("*.toml"))]:
+            hexes = list(m.hexes())
+            _plain_searches(m, hexes[:: max(1, len(hexes) // 3)], F(3))
+    # each kind of rule left out was asked, many times over
+    assert {"no_rout_along_narrow_street", "no_dash_along_narrow_street", "no_vbm_along_narrow_street_roadblock",
+            "no_dash_into_rubbled_road", "no_vehicle_across_crest_line_slope", "bypass_smoke",
+            "vehicle_onto_or_off_bridge_only_by_its_road"} <= set(asked), asked
+    assert sum(asked.values()) > 10_000, asked
+
+
+@PROP
+@given(random_maps(), st.data())
+def test_property_a_rule_a_rulebook_leaves_out_answers_nothing_there(m: Map, data: Any) -> None:
+    """The same on random maps (their counters, Narrow Streets, roadblocks, slopes and streams)."""
+    with _every_rule_asked():
+        _plain_searches(m, [data.draw(st.sampled_from(list(m.hexes())))], F(data.draw(st.sampled_from([2, 4]))))

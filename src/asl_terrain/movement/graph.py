@@ -188,10 +188,17 @@ class Tables:
 
 
 def _plain(loc: Location) -> tuple[Any, ...]:
-    """``loc`` as plain values, hashed and compared in C (a Location's own hash calls the dataclass hashes of
-    its hex, hexside and vertex: about ten Python calls, for every move listed)."""
-    h, s, v = loc.hex, loc.bypass, loc.vertex
-    return (h.col, h.row, loc.level, loc.place,
+    """``loc`` as plain values (its node's key: :func:`_key`)."""
+    return _key(loc.hex, loc.level, loc.place, loc.bypass, loc.vertex)
+
+
+def _key(h: Hex, level: int = 0, place: str = "", s: Hexside | None = None, v: Vertex | None = None
+         ) -> tuple[Any, ...]:
+    """The key of the node of Location (``h``, ``level``, ``place``; in Bypass along ``s`` at vertex ``v``):
+    plain values, hashed and compared in C (a Location's own hash calls the dataclass hashes of its hex,
+    hexside and vertex: about ten Python calls, for every move listed). A Location is made only for a key
+    with no node yet."""
+    return (h.col, h.row, level, place,
             None if s is None else (s.a.col, s.a.row, s.b.col, s.b.row),
             None if v is None else (v.a.col, v.a.row, v.b.col, v.b.row, v.c.col, v.c.row))
 
@@ -250,7 +257,7 @@ def _way(t: Tables, h: Hex, rule: Callable[..., Any], level: int = 0, place: Pla
 def _dest(t: Tables, h: Hex, level: int = 0, place: Place = "") -> tuple[int | None, Location]:
     """Location (``h``, ``level``, ``place``) with its node id, or None and the Location made (most moves lead
     where others already do: their node's Location is taken)."""
-    i = t.ids.get((h.col, h.row, level, place, None, None))
+    i = t.ids.get(_key(h, level, place))
     return (None, Location(h, level, place)) if i is None else (i, t.nodes[i])
 
 
@@ -276,9 +283,7 @@ def _try_bypass(t: Tables, frm: Location, h: Hex, s: Hexside, v0: Vertex, out: l
 def _add_bypass(t: Tables, h: Hex, s: Hexside, v0: Vertex, v: Vertex, key: tuple[Any, ...] | None,
                 out: list[_Way]) -> None:
     """The Bypass move along ``s`` in ``h`` from ``v0`` to ``v``, past :func:`_try_bypass`'s filters."""
-    # the Location entered is made only when it has no node yet (most moves lead where others already do)
-    to = t.ids.get((h.col, h.row, 0, "", (s.a.col, s.a.row, s.b.col, s.b.row),
-                    (v.a.col, v.a.row, v.b.col, v.b.row, v.c.col, v.c.row)))
+    to = t.ids.get(_key(h, 0, "", s, v))  # most moves lead where others already do: no Location made
     out.append((Location(h, bypass=s, vertex=v) if to is None else to, bypass_move, (h, s, v0, v), key))
 
 
