@@ -6,6 +6,7 @@ off nothing is written."""
 from __future__ import annotations
 
 import functools
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -176,3 +177,16 @@ def test_a_single_los_reads_no_kept_table(fresh_cache: Path, monkeypatch: pytest
     fresh = _tiny_map()
     for a, b in pairs[::50]:
         los.los(fresh, a, b, borderline=True)
+
+
+def test_an_entry_written_by_another_python_is_not_read(fresh_cache: Path) -> None:
+    """marshal's format may change between Python versions: such an entry is derived again."""
+    cache.Shelf("test-shelf", "k", limit=3).save({1: (0.5,)})
+    cache.write_value("test-value", "k", {b"\x01": frozenset({3})})
+    assert cache.Shelf("test-shelf", "k", limit=3).get(1) == (0.5,)
+    assert cache.read_value("test-value", "k") == {b"\x01": frozenset({3})}
+    mine = f"py{sys.version_info[0]}.{sys.version_info[1]}".encode()
+    for f in fresh_cache.rglob("k.*"):
+        f.write_bytes(f.read_bytes().replace(mine, b"py2.99", 1))
+    assert cache.Shelf("test-shelf", "k", limit=3).get(1) is None
+    assert cache.read_value("test-value", "k") is None

@@ -179,7 +179,9 @@ def write_object(kind: str, k: str, obj: object) -> None:
 
 
 # -- derived tables kept between processes: values read back one by one, each checked
-_SHELF_MAGIC = b"ASLshelf1\n"
+# marshal's format may change between Python versions: an entry written by another Python is not read
+_SHELF_MAGIC = f"ASLshelf1 py{sys.version_info[0]}.{sys.version_info[1]}\n".encode()
+_VALUE_MAGIC = f"ASLvalue1 py{sys.version_info[0]}.{sys.version_info[1]}\n".encode()
 
 
 class Shelf:
@@ -282,10 +284,11 @@ def read_value(kind: str, k: str) -> Any:
     import zlib
 
     blob = read(kind, k, ".marshal")
-    if blob is None or len(blob) < 4 or zlib.crc32(blob[4:]) != int.from_bytes(blob[:4], "little"):
+    n = len(_VALUE_MAGIC) + 4
+    if blob is None or blob[: n - 4] != _VALUE_MAGIC or zlib.crc32(blob[n:]) != int.from_bytes(blob[n - 4 : n], "little"):
         return None
     try:
-        return marshal.loads(blob[4:])
+        return marshal.loads(blob[n:])
     except (ValueError, EOFError, TypeError):
         return None
 
@@ -300,4 +303,4 @@ def write_value(kind: str, k: str, value: Any) -> None:
         blob = marshal.dumps(value)
     except ValueError:
         return
-    write(kind, k, zlib.crc32(blob).to_bytes(4, "little") + blob, ".marshal")
+    write(kind, k, _VALUE_MAGIC + zlib.crc32(blob).to_bytes(4, "little") + blob, ".marshal")
