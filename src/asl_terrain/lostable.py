@@ -29,6 +29,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from itertools import product
 from pathlib import Path
 from typing import Any
 
@@ -73,13 +74,12 @@ def _rows(m: Map, locs: Sequence[Location], viewers: range, chart: Chart | None,
           conditions: Conditions | None) -> dict[str, Any]:
     import numpy as np
 
-    pairs = ((locs[i], b) for i in viewers for b in locs)
-    # the verdicts' four values as columns, converted once (not an array store per value)
-    rows = list(los_verdicts(m, pairs, chart=chart, conditions=conditions))
-    c, d, bl, r = zip(*rows) if rows else ((), (), (), ())
-    return {"clear": np.array(c, dtype=np.bool_),
-            "hindrance_drm": np.minimum(np.array(d, dtype=np.int64), 127).astype(np.int8),
-            "blind": np.array(bl, dtype=np.bool_), "range": np.array(r, dtype=np.int16)}
+    pairs = product([locs[i] for i in viewers], locs)
+    # the verdicts' four values as one array converted once, then its columns (a third of the cost of four
+    # arrays made from four tuples, issue 13)
+    rows = np.array(list(los_verdicts(m, pairs, chart=chart, conditions=conditions)), dtype=np.int64).reshape(-1, 4)
+    return {"clear": rows[:, 0].astype(np.bool_), "hindrance_drm": np.minimum(rows[:, 1], 127).astype(np.int8),
+            "blind": rows[:, 2].astype(np.bool_), "range": rows[:, 3].astype(np.int16)}
 
 
 # a worker process's map, loaded once by _init_worker where the system does not fork: set only inside those
