@@ -62,6 +62,12 @@ def test_kept_arrays_read_back_equal_and_a_damaged_entry_reads_as_none(fresh_cac
     for damaged in (whole[:-1], whole[:30], b"", b"not an entry" + whole[12:], whole[:21] + b"\xff" * 8 + whole[29:]):
         f.write_bytes(damaged)
         assert kept.read("artwork", "k1") is None, damaged[:40]
+    # a body changed in place, header intact (a flipped bit, a block zeroed): its CRC tells
+    for at in (4096, 4096 + 9999, len(whole) - 1):
+        changed = bytearray(whole)
+        changed[at] ^= 0x10
+        f.write_bytes(bytes(changed))
+        assert kept.read("artwork", "k1") is None, at
 
 
 def test_kept_entries_past_the_limit_go_least_recently_read_first(fresh_cache: Path,
@@ -143,6 +149,13 @@ def test_a_damaged_raster_entry_is_built_again_and_the_cache_off_keeps_none(
     again = Map.from_data(data)
     assert list(los_verdicts(again, pairs)) == want
     assert all(e.stat().st_size > 5000 for e in entries)  # written anew
+    # the bodies overwritten at full length (the pixel ids out of range, the codes another terrain's): the
+    # rulings stay the same, never an error
+    for e in entries:
+        whole = bytearray(e.read_bytes())
+        whole[8192:] = b"\xff" * (len(whole) - 8192)
+        e.write_bytes(bytes(whole))
+    assert list(los_verdicts(Map.from_data(data), pairs)) == want
     monkeypatch.setenv("ASL_TERRAIN_CACHE", "off")
     off = Map.from_data(data)
     assert list(los_verdicts(off, pairs)) == want and _los_raster(off)._key is None
