@@ -427,7 +427,8 @@ def test_one_command_imports_only_its_own_module() -> None:
 
 def test_a_one_shot_command_runs_with_the_collector_paused() -> None:
     """Start-up (issue 13): `los`, `viewshed` and `move` (quick path or typer's) run with the cyclic collector
-    off, freeze what they built and turn it back on (a user error too); `tem` leaves it alone."""
+    off and turn it back on (a user error too); `tem` leaves it alone. Called in a program that goes on, nothing
+    stays frozen; called by the entry point (the process ends next), what the command built is frozen."""
     code = ("import gc, sys\n"
             "from asl_terrain import cli\n"
             "from asl_terrain.cli import quick\n"
@@ -439,18 +440,17 @@ def test_a_one_shot_command_runs_with_the_collector_paused() -> None:
             "        return real(*a, **kw)\n"
             "    setattr(quick, name, spy)\n"
             "for argv in (['los', 'W2', 'W6'], ['--debug', 'los', 'W2', 'W6', '--force'], ['move', 'M13', 'M12'],\n"
-            "             ['tem', 'W2'], ['los', 'W2', 'Q99']):\n"
-            "    gc.unfreeze()\n"
-            "    sys.argv = ['asl-terrain', *argv]\n"
-            "    try:\n        cli.main()\n    except SystemExit:\n        pass\n"
+            "             ['tem', 'W2'], ['los', 'W2', 'Q99'], ['los', 'W2', 'W7', 'end']):\n"
+            "    sys.argv = ['asl-terrain', *(argv[:-1] if argv[-1] == 'end' else argv)]\n"
+            "    try:\n        cli.main(ends_process=argv[-1] == 'end')\n    except SystemExit:\n        pass\n"
             "    print(argv[-3:], seen[-1:] if argv[0] != 'tem' else '-', gc.isenabled(), gc.get_freeze_count() > 0)\n"
             "    seen.clear()\n")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     lines = out.splitlines()
     assert [x for x in lines if x.startswith("[")] == [
-        "['los', 'W2', 'W6'] [False] True True", "['W2', 'W6', '--force'] [False] True True",
-        "['move', 'M13', 'M12'] [False] True True", "['tem', 'W2'] - True False",
-        "['los', 'W2', 'Q99'] [False] True True"], out
+        "['los', 'W2', 'W6'] [False] True False", "['W2', 'W6', '--force'] [False] True False",
+        "['move', 'M13', 'M12'] [False] True False", "['tem', 'W2'] - True False",
+        "['los', 'W2', 'Q99'] [False] True False", "['W2', 'W7', 'end'] [False] True True"], out
 
 
 def test_the_entry_point_keeps_openblas_to_one_thread_unless_told() -> None:

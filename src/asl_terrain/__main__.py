@@ -18,7 +18,7 @@ def run() -> None:
     finally:
         if was:
             gc.enable()
-    main()
+    main(ends_process=True)
 
 
 if __name__ == "__main__":

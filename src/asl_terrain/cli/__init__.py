@@ -395,26 +395,29 @@ ONE_SHOT = frozenset({"los", "viewshed", "move", "reach"})
 
 
 @contextlib.contextmanager
-def one_shot() -> Iterator[None]:
-    """A command that loads a map, answers and ends: no cyclic garbage collection while it runs, and what it
-    built left out of the collection at the interpreter's exit (gc.freeze). The map, its LOS tables and the
-    engine's records are tens of thousands of acyclic objects that every pass walks again (a tenth of a
-    ``los`` or ``viewshed`` on a 3-board layout, a quarter of a ``reach``'s search, issue 13); the collector is
-    turned back on if it was on (a search's own pause, movement.search.gc_paused, nests inside)."""
+def one_shot(ends_process: bool = False) -> Iterator[None]:
+    """A command that loads a map, answers and ends: no cyclic garbage collection while it runs. The map, its
+    LOS tables and the engine's records are tens of thousands of acyclic objects that every pass walks again
+    (a tenth of a ``los`` or ``viewshed`` on a 3-board layout, a quarter of a ``reach``'s search, issue 13).
+    The collector is turned back on if it was on (a search's own pause, movement.search.gc_paused, nests
+    inside); ``ends_process``: the interpreter exits next (the console entry point), so what the command built
+    is first left out of the exit's collection (gc.freeze), never in a program that goes on."""
     was = gc.isenabled()
     gc.disable()
     try:
         yield
     finally:
-        gc.freeze()
+        if ends_process:
+            gc.freeze()
         if was:
             gc.enable()
 
 
-def main() -> None:
-    """Console entry point: run the app, turning user errors into one line and exit status 2."""
+def main(*, ends_process: bool = False) -> None:
+    """Console entry point: run the app, turning user errors into one line and exit status 2.
+    ``ends_process``: called by the entry point, :func:`asl_terrain.__main__.run` (see :func:`one_shot`)."""
     argv = sys.argv[1:]
-    with one_shot() if _command_of(argv) in ONE_SHOT else contextlib.nullcontext():
+    with one_shot(ends_process) if _command_of(argv) in ONE_SHOT else contextlib.nullcontext():
         _main(argv)
 
 
