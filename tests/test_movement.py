@@ -903,3 +903,17 @@ def test_property_a_rule_a_rulebook_leaves_out_answers_nothing_there(m: Map, dat
     """The same on random maps (their counters, Narrow Streets, roadblocks, slopes and streams)."""
     with _every_rule_asked():
         _plain_searches(m, [data.draw(st.sampled_from(list(m.hexes())))], F(data.draw(st.sampled_from([2, 4]))))
+
+
+def test_a_reach_ruling_copied_or_pickled_names_its_own_locations() -> None:
+    """A ReachRuling names its Locations as the search named them (ReachRuling.named): a copy or a pickled
+    one names the same, from the Locations it holds."""
+    import copy
+    import pickle
+
+    m = load_demo()
+    r = reach(m, "vehicle", "M5")
+    want = r.to_json()
+    for other in (copy.deepcopy(r), pickle.loads(pickle.dumps(r))):
+        assert other.to_json() == want and other.costs == r.costs and other.paths == r.paths
+    assert want["costs"]["HrM5"] == 0 and len(want["paths"]) == len(r.reached) > 100

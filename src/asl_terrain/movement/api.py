@@ -416,11 +416,11 @@ def _ruled_reach(c: Context, s: Location) -> ReachRuling:
         dist, pred = _search(search, s, c.allowance)
     nodes = search.nodes
     best: dict[str, tuple[int, int]] = {}
-    named: dict[int, str] = {}  # each node's name by its Location's identity, for the answer's keys and paths
+    named: list[tuple[Location, str]] = []  # each node's Location and name, for the answer's keys and paths
     # by cost, ties in the order this search found them (node ids depend on earlier queries' tables)
     for x, d in sorted(dist.items(), key=lambda kv: kv[1]):
         name = search.name(x >> 1)
-        named[id(nodes[x >> 1])] = name
+        named.append((nodes[x >> 1], name))
         if name not in best:
             best[name] = (d, x)
     reached: list[Reached] = []
@@ -445,5 +445,5 @@ def _ruled_reach(c: Context, s: Location) -> ReachRuling:
             # the moves out of it that the allowance could not pay for
             for r in edges(search, s):
                 rules.extend(r.rules())
-    return ReachRuling(s, c.allowance, c.k.units, tuple(reached), distinct(rules), m.names, named)
+    return ReachRuling(s, c.allowance, c.k.units, tuple(reached), distinct(rules), m.names, tuple(named))
 

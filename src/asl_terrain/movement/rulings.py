@@ -221,13 +221,14 @@ class ReachRuling:
     reached: tuple[Reached, ...]
     rules_used: tuple[str, ...] = ()
     prefix: str | Naming = ""
-    #: names of its Locations by identity (``id``), as the search already made them (named by ``prefix``):
-    #: the paths share their Locations, and every Location reached is named once, not once per answer key
-    named: dict[int, str] = field(default_factory=dict, compare=False, repr=False)
+    #: its Locations with their names, as the search already made them (named by ``prefix``): the paths
+    #: share their Locations, and every Location reached is named once, not once per answer key
+    named: tuple[tuple[Location, str], ...] = field(default=(), compare=False, repr=False)
 
     def _namer(self) -> Callable[[Location], str]:
-        """The canonical name of one of this ruling's Locations (each named once, by identity: no hashing)."""
-        names = dict(self.named)
+        """The canonical name of one of this ruling's Locations (each named once, by identity: no hashing;
+        the identities are taken here, from the Locations held, so a copied ruling names its own)."""
+        names = {id(x): n for x, n in self.named}
 
         def name(x: Location) -> str:
             got = names.get(id(x))
