@@ -644,7 +644,7 @@ def _checked_vertex(a: Hex, b: Hex, c: Hex, text: str) -> Vertex:
 #: vertices made by :func:`_vertex_at`, by point: each vertex is made once and shared by its three hexes and
 #: three hexsides (a search or a walk asks for them again and again; emptied when full)
 _VERTICES_AT: dict[tuple[int, int], Vertex] = {}
-_VERTICES_AT_LIMIT = 1 << 18
+_VERTICES_AT_LIMIT = 1 << 15  # a 3-board layout has about 2,000 vertices; a full table is about 10 MB
 
 
 def _vertex_at(x: int, y: int) -> Vertex:

@@ -160,7 +160,7 @@ def crest_status_problem(m: Map, h: Hex, hs: Hexside | None) -> Prohibition | No
 
 #: the geometry below, kept by plain coordinates (hashed in C: the grid's dataclasses hash in Python, and a
 #: search asks tens of thousands of times); each table is emptied when it reaches its bound
-_GEOMETRY_LIMIT = 1 << 16
+_GEOMETRY_LIMIT = 1 << 15  # a 3-board layout has about 1,000 hexes and 3,200 hexsides
 _ENDS: dict[tuple[int, int, int, int], tuple[Vertex, Vertex]] = {}
 _VERTICES: dict[tuple[int, int], tuple[Vertex, ...]] = {}
 _SIDES_AT: dict[tuple[int, ...], tuple[Hexside, ...]] = {}
