@@ -1,6 +1,5 @@
 """``python -m asl_terrain`` and the ``asl-terrain`` command: the CLI (:func:`asl_terrain.cli.main`)."""
 
-import gc
 import os
 
 
@@ -11,13 +10,10 @@ def run() -> None:
     numpy's OpenBLAS starts a thread per core when it loads, which a command never uses (the engine does no
     linear algebra worth threads): one thread, unless the user says otherwise (~40 ms of CPU a start)."""
     os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
-    was = gc.isenabled()
-    gc.disable()
-    try:
+    from asl_terrain.collector import paused
+
+    with paused():
         from asl_terrain.cli import main
-    finally:
-        if was:
-            gc.enable()
     main(ends_process=True)
 
 

@@ -11,6 +11,8 @@ import gc
 from collections.abc import Callable, Iterable
 from typing import Any, TypeVar
 
+from .collector import paused
+
 K = TypeVar("K")
 R = TypeVar("R")
 
@@ -31,7 +33,7 @@ def _init(work: Callable[[Any], Any]) -> None:
     # (none found after 160 viewers' rows of a 3-board layout), and the passes over what the worker builds (its
     # thread shapes, records, stretch codes) were ~5 % of its time (issue 13)
     gc.freeze()
-    gc.disable()
+    paused.for_good()
     _WORK[:] = [work]
 
 

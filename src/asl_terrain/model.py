@@ -1120,15 +1120,14 @@ def settled() -> Iterator[None]:
     is turned back on, and the heap unfrozen unless something froze it before, at the end."""
     import gc
 
+    from .collector import paused
+
     first = gc.get_freeze_count() == 0
-    was = gc.isenabled()
     gc.freeze()
-    gc.disable()
     try:
-        yield
+        with paused():
+            yield
     finally:
-        if was:
-            gc.enable()
         if first:
             gc.unfreeze()
 

@@ -399,18 +399,17 @@ def one_shot(ends_process: bool = False) -> Iterator[None]:
     """A command that loads a map, answers and ends: no cyclic garbage collection while it runs. The map, its
     LOS tables and the engine's records are tens of thousands of acyclic objects that every pass walks again
     (a tenth of a ``los`` or ``viewshed`` on a 3-board layout, a quarter of a ``reach``'s search, issue 13).
-    The collector is turned back on if it was on (a search's own pause, movement.search.gc_paused, nests
-    inside); ``ends_process``: the interpreter exits next (the console entry point), so what the command built
-    is first left out of the exit's collection (gc.freeze), never in a program that goes on."""
-    was = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if ends_process:
-            gc.freeze()
-        if was:
-            gc.enable()
+    The process's one counted pause (:data:`asl_terrain.collector.paused`: a search's own nests inside);
+    ``ends_process``: the interpreter exits next (the console entry point), so what the command built is first
+    left out of the exit's collection (gc.freeze), never in a program that goes on."""
+    from ..collector import paused
+
+    with paused():
+        try:
+            yield
+        finally:
+            if ends_process:
+                gc.freeze()
 
 
 def main(*, ends_process: bool = False) -> None:

@@ -11,12 +11,11 @@ gives the same paths however the caller numbers its nodes.
 
 from __future__ import annotations
 
-import contextlib
-import gc
 import heapq
-import threading
-from collections.abc import Callable, Hashable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Hashable, Iterable, Mapping
 from typing import TypeVar
+
+from ..collector import paused
 
 N = TypeVar("N", bound=Hashable)
 E = TypeVar("E")
@@ -60,32 +59,7 @@ def dijkstra(source: N, successors: Callable[[N, int, Mapping[N, int]], Iterable
     return dist, pred
 
 
-class _GcPause:
-    """The collector's pause, shared by the searches running at once: the first to start turns it off (when
-    it was on), the last to end turns it back on. The collector is the process's, so is this."""
-
-    def __init__(self) -> None:
-        self.lock = threading.Lock()
-        self.depth = 0
-        self.was = False
-
-    @contextlib.contextmanager
-    def __call__(self) -> Iterator[None]:
-        with self.lock:
-            if self.depth == 0:
-                self.was = gc.isenabled()
-                gc.disable()
-            self.depth += 1
-        try:
-            yield
-        finally:
-            with self.lock:
-                self.depth -= 1
-                if self.depth == 0 and self.was:
-                    gc.enable()
-
-
 #: Pause the cyclic garbage collector while a search builds its tables: tens of thousands of acyclic
-#: records would otherwise trigger full collections that cost a fifth of a cold search. The previous state
-#: is restored however the block ends, also when several threads search at once.
-gc_paused = _GcPause()
+#: records would otherwise trigger full collections that cost a fifth of a cold search (the process's one
+#: counted pause, so several threads searching at once restore the previous state).
+gc_paused = paused
