@@ -309,7 +309,7 @@ def bench_table(vd: Path, tmp: Path, env: dict[str, str]) -> None:
         row("`los-table` of a 3-board layout", "no such command", "< 10 s")
         return
     jobs = str(os.cpu_count() or 1)
-    wall, cpu, _ = run([*EXE, "los-table", str(f), "--jobs", jobs, "-o", str(tmp / "three.npz")], 1, env)
+    wall, cpu, _ = run([*EXE, "los-table", str(f), "--jobs", jobs, "-o", str(tmp / "three.npz"), "--force"], 1, env)
     row(f"`los-table` of a 3-board layout (1,000 hexes, --jobs {jobs}), whole process",
         f"{wall:.2f} s wall ({cpu:.2f} s CPU)", "< 10 s")
 
