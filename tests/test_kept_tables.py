@@ -190,3 +190,22 @@ def test_an_entry_written_by_another_python_is_not_read(fresh_cache: Path) -> No
         f.write_bytes(f.read_bytes().replace(mine, b"py2.99", 1))
     assert cache.Shelf("test-shelf", "k", limit=3).get(1) is None
     assert cache.read_value("test-value", "k") is None
+
+
+def test_a_shelf_whose_index_is_not_ours_reads_as_empty_and_is_written_anew(tmp_path: Path,
+                                                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    """A shelf entry with a valid header over an index of the wrong form (not of this package's making) gives no
+    value and no error, and the next save writes the values given."""
+    import marshal
+    import zlib
+
+    monkeypatch.setenv("ASL_TERRAIN_CACHE", str(tmp_path))
+    shelf = cache.Shelf("los-shapes", "foreign", 10)
+    shelf.save({"a": (1, 2)})
+    f = next((tmp_path / "los-shapes").iterdir())
+    head = marshal.dumps({"a": "not a triple", "b": (1,)})
+    f.write_bytes(cache._SHELF_MAGIC + zlib.crc32(head).to_bytes(4, "little") + len(head).to_bytes(8, "little") + head)
+    again = cache.Shelf("los-shapes", "foreign", 10)
+    assert again.get("a") is None and again.get("b") is None
+    again.save({"c": (3,)})
+    assert cache.Shelf("los-shapes", "foreign", 10).get("c") == (3,)

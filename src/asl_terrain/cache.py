@@ -140,7 +140,8 @@ def write(kind: str, k: str, data: bytes, suffix: str = ".bin") -> None:
         p.parent.mkdir(parents=True, exist_ok=True)
         import tempfile  # only a command that writes an entry needs it
 
-        fd, tmp = tempfile.mkstemp(dir=p.parent, prefix=".tmp-", suffix=suffix)
+        # named apart from the entries (a kind's trim counts its entries by their suffix)
+        fd, tmp = tempfile.mkstemp(dir=p.parent, prefix=".tmp-", suffix=".tmp")
         try:
             with os.fdopen(fd, "wb") as f:
                 f.write(data)
@@ -237,11 +238,11 @@ class Shelf:
         import marshal
         import zlib
 
-        start, size, crc = at
-        raw = data[body + start : body + start + size]
-        if zlib.crc32(raw) != crc:
-            return None
-        try:
+        try:  # (an index entry not of our making reads as none kept)
+            start, size, crc = at
+            raw = data[body + start : body + start + size]
+            if zlib.crc32(raw) != crc:
+                return None
             return marshal.loads(raw)
         except (ValueError, EOFError, TypeError):
             return None
@@ -260,10 +261,13 @@ class Shelf:
         blobs: list[bytes] = []
         out: dict[Any, tuple[int, int, int]] = {}
         at = 0
-        for key, (start, size, crc) in index.items():
-            blobs.append(data[body + start : body + start + size])
-            out[key] = (at, size, crc)
-            at += size
+        try:
+            for key, (start, size, crc) in index.items():
+                blobs.append(data[body + start : body + start + size])
+                out[key] = (at, size, crc)
+                at += size
+        except (ValueError, TypeError):  # an index not of our making: written anew with the values given
+            blobs, out, at, new, room = [], {}, 0, list(values), self.limit
         for key in new[:room]:
             try:
                 b = marshal.dumps(values[key])

@@ -1271,7 +1271,12 @@ class _Tables:
         forked worker: its parent keeps its own)."""
         if self.kept is not None and self.kept is not False and self._kept_by == os.getpid():
             made = self.templates.copy()  # (another thread may be adding to it)
-            self.kept.save({k: c.contacts for k, c in made.items()}, least=64)
+            # a quarter more than kept (at least 64): a batch ruled in chunks (los-table, vasl-check in one
+            # process) rewrites the entry as it grows by a quarter, not after every chunk
+            have = len(self.kept)
+            least = max(64, have // 4)
+            if len(made) - have >= least:
+                self.kept.save({k: c.contacts for k, c in made.items()}, least=least)
             if isinstance(self.depiction, ArtworkDepiction):
                 self.depiction.raster.keep()
 

@@ -375,13 +375,17 @@ class ArtworkRaster:
         # ids is right whatever the boards; the placements keep one map's stretches together
         k = cache.key("stretch codes", repr(self._code_of), repr(self.placements))
         got = cache.read_value("stretch-codes", k)
-        if isinstance(got, dict) and not self._sets:
+        if isinstance(got, dict):
+            got.update(self._sets)  # (a stretch's codes are the same whoever read it)
             self._sets = got
         self._kept = (k, len(self._sets))
 
     def keep(self) -> None:
         """A batch ended: keep the stretch codes read, when enough were new (the first ``_KEPT_STRETCHES``)."""
-        if self._kept is not None and len(self._sets) - self._kept[1] >= 1000:
+        # a quarter more than kept (at least 1,000), and not once the entry is full: a batch ruled in chunks
+        # rewrites the entry as it grows by a quarter, not after every chunk
+        if (self._kept is not None and self._kept[1] < _KEPT_STRETCHES
+                and len(self._sets) - self._kept[1] >= max(1000, self._kept[1] // 4)):
             sets = self._sets.copy()  # (another thread may be adding to it)
             if len(sets) > _KEPT_STRETCHES:
                 sets = dict(itertools.islice(sets.items(), _KEPT_STRETCHES))
