@@ -79,10 +79,10 @@ def test_kept_entries_past_the_limit_go_least_recently_read_first(fresh_cache: P
         os.utime(fresh_cache / "artwork" / f"{k}.arrays", ns=(10**18 + i, 10**18 + i))
     assert kept.read("artwork", "a") is not None  # read: now the most recent
     size = (fresh_cache / "artwork" / "a.arrays").stat().st_size
-    monkeypatch.setattr(kept, "LIMIT_BYTES", 3 * size)
+    monkeypatch.setattr(cache, "LIMIT_BYTES", 3 * size)
     kept.write("artwork", "d", {}, {"x": block})
     assert sorted(p.name for p in (fresh_cache / "artwork").iterdir()) == ["a.arrays", "c.arrays", "d.arrays"]
-    monkeypatch.setattr(kept, "LIMIT_BYTES", 0)
+    monkeypatch.setattr(cache, "LIMIT_BYTES", 0)
     kept.write("artwork", "e", {}, {"x": block})  # the one written stays, whatever the limit
     assert sorted(p.name for p in (fresh_cache / "artwork").iterdir()) == ["e.arrays"]
 

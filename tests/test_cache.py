@@ -133,3 +133,24 @@ def test_a_board_archive_read_back_from_the_cache_equals_the_archive(tmp_path: P
     assert second.path == moved / "bd01" and second.archive_name == "bd01"
     assert np.array_equal(second.terrain, first.terrain) and np.array_equal(second.elevation, first.elevation)
     assert (second.width, second.height, second.stairways) == (first.width, first.height, first.stairways)
+
+
+def test_every_kind_is_trimmed_to_its_bound_least_recently_used_first(fresh_cache: Path,
+                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each kind of entry (not only the artwork's) is bounded: past cache.LIMIT_BYTES the entries written or
+    read least recently go first, the one just written stays, and a temporary file left by a process that died
+    an hour ago is removed."""
+    import os
+
+    for i, k in enumerate(("a", "b", "c")):
+        cache.write("los-shapes", k, b"x" * 1000, ".shelf")
+        os.utime(fresh_cache / "los-shapes" / f"{k}.shelf", ns=(10**18 + i, 10**18 + i))
+    left = fresh_cache / "los-shapes" / ".tmp-dead.tmp"
+    left.write_bytes(b"half")
+    os.utime(left, ns=(10**18, 10**18))
+    young = fresh_cache / "los-shapes" / ".tmp-writing.tmp"
+    young.write_bytes(b"half")
+    monkeypatch.setattr(cache, "LIMIT_BYTES", 2500)
+    cache.write("los-shapes", "d", b"y" * 1000, ".shelf")
+    assert sorted(p.name for p in (fresh_cache / "los-shapes").iterdir()) == [".tmp-writing.tmp", "c.shelf", "d.shelf"]
+    assert cache.read("los-shapes", "d", ".shelf") == b"y" * 1000

@@ -150,7 +150,39 @@ def write(kind: str, k: str, data: bytes, suffix: str = ".bin") -> None:
             Path(tmp).unlink(missing_ok=True)
             raise
     except OSError:
-        pass
+        return
+    _trim(p.parent, p.name)
+
+
+#: the bytes one kind's entries may take (a 3-board layout's raster, walls and ids are ~21 MB; each code change
+#: makes new entries): past it, the entries used least recently are deleted when another is written
+LIMIT_BYTES = 512 * 2**20
+#: a temporary file this old was left by a process that died while writing
+_STALE_TMP_NS = 3600 * 10**9
+
+
+def _trim(folder: Path, keep: str) -> None:
+    """Delete the entries of ``folder`` used least recently (written, or marked read) while they take more than
+    LIMIT_BYTES, never ``keep`` (the one just written); and temporary files left by a process that died."""
+    import time
+
+    try:
+        entries, stale = [], time.time_ns() - _STALE_TMP_NS
+        for e in os.scandir(folder):
+            st = e.stat()
+            if e.name.startswith(".tmp-"):
+                if st.st_mtime_ns < stale:
+                    os.unlink(e.path)
+            elif e.name != keep:
+                entries.append((st.st_mtime_ns, st.st_size, e.path))
+        total = sum(size for _, size, _ in entries) + os.stat(folder / keep).st_size
+        for _, size, path in sorted(entries):
+            if total <= LIMIT_BYTES:
+                break
+            os.unlink(path)
+            total -= size
+    except OSError:
+        pass  # another process trimming at once, or an entry gone: nothing to do
 
 
 def read_object(kind: str, k: str, cls: type[_T]) -> _T | None:

@@ -15,7 +15,6 @@ import mmap
 import os
 import zlib
 from collections.abc import Mapping
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -25,9 +24,6 @@ from asl_terrain import cache
 _MAGIC = b"asl-terrain arrays 2\n"  # 2: each array with its CRC-32
 _PAGE = 4096
 _SUFFIX = ".arrays"
-#: the bytes one kind's entries may take (a 3-board layout's raster, walls and ids are ~21 MB): past it, the
-#: entries read least recently are deleted when another is written
-LIMIT_BYTES = 512 * 2**20
 
 
 def read(kind: str, k: str) -> tuple[dict[str, Any], dict[str, np.ndarray]] | None:
@@ -93,20 +89,5 @@ def write(kind: str, k: str, head: Mapping[str, Any], arrays: Mapping[str, np.nd
     for (_, _, off, _), blob in zip(layout.values(), blobs):
         parts += [bytes(off - at), blob]
         at = off + len(blob)
-    cache.write(kind, k, b"".join(parts), _SUFFIX)
-    _trim(root / kind, k + _SUFFIX)
+    cache.write(kind, k, b"".join(parts), _SUFFIX)  # (which trims the kind's entries to cache.LIMIT_BYTES)
 
-
-def _trim(folder: Path, keep: str) -> None:
-    """Delete the entries read least recently while the folder's entries take more than LIMIT_BYTES."""
-    try:
-        entries = [(e.stat().st_mtime_ns, e.stat().st_size, e.path) for e in os.scandir(folder)
-                   if e.name.endswith(_SUFFIX) and e.name != keep]
-        total = sum(size for _, size, _ in entries) + os.stat(folder / keep).st_size
-        for _, size, path in sorted(entries):
-            if total <= LIMIT_BYTES:
-                break
-            os.unlink(path)
-            total -= size
-    except OSError:
-        pass  # another process trimming at once, or an entry gone: nothing to do
