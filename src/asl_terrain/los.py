@@ -842,7 +842,10 @@ class _Tables:
         self.ends: dict[tuple[Location, bool], _End] = {}
         self.templates: dict[tuple[int, int, int, int], _Compiled] = {}
         self.seen: set[tuple[int, int, int, int]] = set()
-        self.kept: Any = None  # the shapes an earlier process kept (a cache.Shelf), once a batch asks (warm)
+        # the shapes an earlier process kept (a cache.Shelf: falsy while it holds none), once a batch asks
+        # (warm); False: the cache is off. _kept_by: the process that warmed them, the only one to keep them
+        self.kept: Any = None
+        self._kept_by = 0
 
     def _layout(self, m: Map) -> None:
         """The flat tables' layout: hex (col, row) at index (col - c0) * stride + (row - r0), with a margin of
