@@ -1252,7 +1252,6 @@ class _Tables:
             return self.compiled(p, q)
         return c, ((x - kx) // 3 - self.c0) * self.stride + ((y - ky) >> 1) - self.r0
 
-
     # -- what a later process need not derive again (issue 13: the user cache, asl_terrain.cache)
     def warm(self, stretches: bool = True) -> None:
         """A batch begins: the thread shapes an earlier process kept for this grid are read when first met,

@@ -307,11 +307,11 @@ class ArtworkRaster:
         turned = []
         for tv in self._turned:  # a board turned 180° is read as printed: its view carries the walls too
             bx0, by0, bx1, by1, dc, dr, w, h, view = tv
+            turn = _turn_180(w, h, dc, dr)
             mine = []
             for ha, hb, n in sides:
                 pa, pb = self.pixel(GridHex(*ha).centre()), self.pixel(GridHex(*hb).centre())
                 if all(bx0 <= x <= bx1 and by0 <= y <= by1 for x, y in (pa, pb)):
-                    turn = _turn_180(w, h, dc, dr)
                     ta, tb = (GridHex.at_centre(turn(GridHex(*x).centre())) for x in (ha, hb))
                     mine.append(((ta.col, ta.row), (tb.col, tb.row), n))
             turned.append((*tv[:8], view.with_hexside_art(mine, reach, names)[0] if mine else view))
