@@ -367,3 +367,73 @@ def test_a_long_blocked_thread_works_out_only_the_start_of_its_borderline_varian
 def _ends(comp: Any) -> tuple[Any, Any]:
     kx, ky, dx, dy = comp.key
     return (kx, ky), (kx + dx, ky + dy)
+
+
+_WHERE = st.sampled_from(["centre", *range(6)])
+
+
+def _point(h: Hex, where: Any) -> tuple[int, int]:
+    return h.centre() if where == "centre" else h.vertices()[where].point()
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.integers(0, 30), st.integers(0, 30), _WHERE, st.integers(-12, 12), st.integers(-12, 12), _WHERE,
+       st.booleans())
+def test_p2_3_the_boundary_of_an_end_is_the_same_seen_from_every_hex(col: int, row: int, where: Any, dc: int,
+                                                                     dr: int, there: Any, at_start: bool) -> None:
+    """Up-Slope (P2.3) asks which of an end hex's hexsides its thread leaves or enters through; the fast path
+    reads that off one reference hex (the grid is a lattice): the same hexsides as the exact trace's."""
+    h = Hex(col, row)
+    end, far = _point(h, where), _point(Hex(col + dc, row + dr), there)
+    if far == end:
+        return
+    p, q = (end, far) if at_start else (far, end)
+    exact = L._boundary(grid.trace(p, q), h, at_start)
+    cx, cy = h.centre()
+    fast = L._boundary_steps(p[0] - cx, p[1] - cy, q[0] - cx, q[1] - cy, at_start)
+    assert fast == L._side_steps(h, exact)
+    assert len(fast) == len(exact)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 40), st.integers(0, 40)), min_size=4, max_size=60),
+       st.tuples(st.floats(-20, 60), st.floats(-20, 60)), st.tuples(st.floats(-20, 60), st.floats(-20, 60)),
+       st.sampled_from([0.0, 0.6, -0.6]))
+def test_a6_1_the_hull_shortcut_weighs_a_drawn_wall_as_every_pixel_does(px: list[tuple[int, int]],
+                                                                        a: tuple[float, float],
+                                                                        b: tuple[float, float],
+                                                                        shift: float) -> None:
+    """B9.1 / A6.1: whether a drawn wall lies on both sides of a thread, decided from its pixels' convex hull
+    where that decides, equals the count over every pixel."""
+    import numpy as np
+
+    pts = np.array([(x + 0.5, y + 0.5) for x, y in px], dtype=np.float64)
+
+    class Dep:
+        def wall_pixels(self, key: Any, raster: Any = None, turn: Any = None) -> Any:
+            return pts
+
+        wall_hull = L.ArtworkDepiction.wall_hull
+        _wall_hull: dict[Any, Any] = {}
+
+    class Raster:
+        def frame_for(self, p: Any, q: Any) -> tuple[Any, None]:
+            return self, None
+
+        def los_point(self, g: Any) -> Any:
+            return g
+
+    dep = Dep()
+    dep.raster = Raster()  # type: ignore[attr-defined]
+    thread = L._ArtworkThread(dep, a, b, shift)  # type: ignore[arg-type]
+    (x0, y0), (x1, y1) = a, b
+    dx, dy = x1 - x0, y1 - y0
+    length = float(np.hypot(dx, dy)) or 1.0
+    if shift:
+        x0, y0 = x0 + dy / length * shift, y0 - dx / length * shift
+    rx, ry = pts[:, 0] - x0, pts[:, 1] - y0
+    along = (rx * dx + ry * dy) / (length * length)
+    side = (rx * dy - ry * dx) / length
+    inside = (along >= 0) & (along <= 1)
+    every = int(((side > 1.0) & inside).sum()) >= 2 and int(((side < -1.0) & inside).sum()) >= 2
+    assert thread.drawn_on_both_sides((0, 1)) == every

@@ -552,6 +552,7 @@ class ArtworkDepiction:
         # their hexside by a number that repeats only six hexes apart (_drawn_wall_key reads it back)
         self._wall_base = len(raster.features)
         self._wall_px: dict[tuple[tuple[int, int], int], Any] = {}
+        self._wall_hull: dict[tuple[tuple[int, int], int], list[tuple[float, float]]] = {}
         drawn = [((hs.a.col, hs.a.row), (hs.b.col, hs.b.row), _drawn_wall_number(hs)) for w in tab.walls.values()
                  if w.what in _DRAWN_WALLS for hs in (w.hexside,)]
         if drawn:
@@ -601,6 +602,14 @@ class ArtworkDepiction:
             y0, y1 = max(int(min(ay, by)) - r, 0), min(int(max(ay, by)) + r + 1, raster.height)
             xs, ys = np.nonzero(raster._raster[x0:x1, y0:y1] // 32 == fid)
             got = self._wall_px[ck] = np.stack([xs + x0 + 0.5, ys + y0 + 0.5], axis=1)
+        return got
+
+    def wall_hull(self, key: tuple[int, int], raster: Any = None, turn: Any = None) -> list[tuple[float, float]]:
+        """The corners of the convex hull of :meth:`wall_pixels` (pixels of it, in the same frame)."""
+        ck = (key, id(raster))
+        got = self._wall_hull.get(ck)
+        if got is None:
+            got = self._wall_hull[ck] = _convex_hull(self.wall_pixels(key, raster, turn).tolist())
         return got
 
     def interior(self, idx: int, t0: float, t1: float) -> _Meet:
@@ -656,6 +665,25 @@ class ArtworkDepiction:
 
 
 
+def _convex_hull(points: list[list[float]]) -> list[tuple[float, float]]:
+    """The corners of the convex hull of ``points`` (Andrew's monotone chain), collinear points left out."""
+    pts = sorted({(p[0], p[1]) for p in points})
+    if len(pts) <= 2:
+        return pts
+
+    def half(seq: Iterable[tuple[float, float]]) -> list[tuple[float, float]]:
+        out: list[tuple[float, float]] = []
+        for p in seq:
+            while len(out) >= 2 and ((out[-1][0] - out[-2][0]) * (p[1] - out[-2][1])
+                                     - (out[-1][1] - out[-2][1]) * (p[0] - out[-2][0])) <= 0:
+                out.pop()
+            out.append(p)
+        return out
+
+    lower, upper = half(pts), half(reversed(pts))
+    return lower[:-1] + upper[:-1]
+
+
 class _ArtworkThread:
     """One thread's reader of an :class:`ArtworkDepiction`: the pixels under the thread, sampled when first
     needed, and what they depict. It belongs to one walk (a depiction serves threads walked at once)."""
@@ -703,6 +731,25 @@ class _ArtworkThread:
         length = math.hypot(dx, dy) or 1.0
         if self.shift:
             x0, y0 = x0 + dy / length * self.shift, y0 - dx / length * self.shift
+        # the hull's corners first: pixels themselves, so two on each side decide yes; and the drawing lies
+        # wholly on one side of the thread when no corner is a pixel beyond it (side is linear: the margin
+        # covers rounding); else every pixel is weighed, as the corners' values are computed alike
+        pos = neg = 0
+        most = least = 0.0
+        l2 = length * length
+        for hx, hy in dep.wall_hull(key, raster if turn is not None else None, turn) if l2 else ():
+            hx, hy = hx - x0, hy - y0
+            s = (hx * dy - hy * dx) / length
+            most, least = max(most, s), min(least, s)
+            if 0 <= (hx * dx + hy * dy) / l2 <= 1:
+                if s > 1.0:
+                    pos += 1
+                elif s < -1.0:
+                    neg += 1
+        if pos >= 2 and neg >= 2:
+            return True
+        if l2 and (most < 1.0 - 1e-6 or least > -1.0 + 1e-6):
+            return False
         rx, ry = pts[:, 0] - x0, pts[:, 1] - y0
         along = (rx * dx + ry * dy) / (length * length)
         side = (rx * dy - ry * dx) / length
