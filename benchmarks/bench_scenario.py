@@ -324,8 +324,11 @@ def main() -> None:
     tmp = Path(os.environ.get("BENCH_TMP") or tempfile.mkdtemp(prefix="asl-bench-"))
     tmp.mkdir(parents=True, exist_ok=True)
     vd = vasl_dir()
-    # every child as an installed package runs: with its byte-code cache (see bench_startup)
+    # every child as an installed package runs: with its byte-code cache (see bench_startup), and with one BLAS
+    # thread, as the asl-terrain command sets (asl_terrain.__main__): OpenBLAS's idle threads otherwise spin
+    # for about 0.1 s of CPU after numpy's import, which process_time counts
     env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    env.setdefault("OPENBLAS_NUM_THREADS", "1")
     if vd is not None:
         env["ASL_TERRAIN_VASL"] = str(vd)
     print("| what | measured | goal |\n|---|---|---|", flush=True)
