@@ -1889,26 +1889,24 @@ def up_slope(tab: _Tables, e: _End, p: Point, q: Point, at_start: bool) -> bool:
 _REF = Hex(64, 64)  # any hex: the grid looks the same from every hex centre (a lattice; grid.trace is exact)
 
 
-def _step(h: Hex, hs: Hexside) -> tuple[int, int]:
-    """Hexside ``hs`` of ``h`` as the step from ``h``'s centre to its neighbour's across it."""
-    o = hs.b if hs.a == h else hs.a
-    (x, y), (ox, oy) = h.centre(), o.centre()
-    return ox - x, oy - y
+def _direction(h: Hex, hs: Hexside) -> int:
+    """Hexside ``hs`` of ``h`` as the direction of the neighbour across it (:meth:`Hex.direction_to`)."""
+    return h.direction_to(hs.b if hs.a == h else hs.a)
 
 
 @lru_cache(maxsize=4096)
-def _side_steps(h: Hex, sides: frozenset[Hexside]) -> frozenset[tuple[int, int]]:
-    return frozenset(_step(h, hs) for hs in sides)
+def _side_steps(h: Hex, sides: frozenset[Hexside]) -> frozenset[int]:
+    return frozenset(_direction(h, hs) for hs in sides)
 
 
 @lru_cache(maxsize=1 << 16)
-def _boundary_steps(px: int, py: int, qx: int, qy: int, at_start: bool) -> frozenset[tuple[int, int]]:
+def _boundary_steps(px: int, py: int, qx: int, qy: int, at_start: bool) -> frozenset[int]:
     """:func:`_boundary` of a thread from ``p`` to ``q`` given relative to the centre of its end's hex, as
-    steps (:func:`_step`): the same at every hex, so it is traced once per shape (a board's pairs ask each
-    shape about 45 times)."""
+    directions (:func:`_direction`): the same at every hex, so it is traced once per shape (a board's pairs
+    ask each shape about 45 times)."""
     rx, ry = _REF.centre()
     tr = grid.trace((px + rx, py + ry), (qx + rx, qy + ry))
-    return frozenset(_step(_REF, hs) for hs in _boundary(tr, _REF, at_start))
+    return frozenset(_direction(_REF, hs) for hs in _boundary(tr, _REF, at_start))
 
 
 def _los_context(tab: _Tables, A: _End, B: _End, entrenched: tuple[bool, bool], fire_lane: bool) -> _Los:
