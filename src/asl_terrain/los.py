@@ -42,6 +42,7 @@ from __future__ import annotations
 
 import math
 import os
+import struct
 from operator import truediv
 from collections.abc import Callable, Container, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
@@ -49,7 +50,7 @@ from fractions import Fraction
 from enum import IntEnum
 from functools import lru_cache
 from itertools import islice
-from types import MappingProxyType
+from types import MappingProxyType, ModuleType
 from typing import Any, Literal, NamedTuple, Protocol, TypeAlias, TypeVar
 
 from . import grid
@@ -58,6 +59,13 @@ from .errors import ChartError, MapError, QueryError
 from .grid import Hex, Hexside, Naming, Point, Trace, example_vertex, naming
 from .model import Conditions, HexTerrain, Location, Map
 from .rulings import Item, distinct, fmt, num
+
+try:  # the compiled walk (_walk.c), an optional extra: without it _walk walks every thread
+    from asl_terrain import _walk as _compiled_walk
+except ImportError:  # pragma: no cover - a build without a C compiler
+    _compiled_walk = None  # type: ignore[assignment]
+#: the compiled walk, or None: the pure Python walk only ($ASL_TERRAIN_PURE set: the benchmarks compare them)
+_kernel: ModuleType | None = None if os.environ.get("ASL_TERRAIN_PURE") else _compiled_walk
 
 __all__ = [
     "BlockedBy",
@@ -703,6 +711,13 @@ class _ArtworkThread:
             self.sample = self.dep.raster.sample(self.p, self.q, self.shift)
         return self.sample.between(t0, t1)  # type: ignore[no-any-return]
 
+    def sampled(self) -> Any:
+        """The thread's :class:`~asl_terrain.vasl.artwork.ThreadSample`, read when first asked for."""
+        smp = self.sample
+        if smp is None:
+            smp = self.sample = self.dep.raster.sample(self.p, self.q, self.shift)
+        return smp
+
     def interior(self, idx: int, t0: float, t1: float) -> _Meet:
         dep = self.dep
         s = dep._static.get(idx, _UNSET)
@@ -883,6 +898,14 @@ class _Tables:
 
             self.depiction = ArtworkDepiction(self, map_artwork(m))
         self.book = _Rulebook.of(self)
+        # what the compiled walk reads (_walk.c's env, in its order): the per-index tables as lists, so not a
+        # very big map's sparse ones
+        self.kernel_env: tuple[Any, ...] | None = None
+        if type(self.recs) is list and type(self.wall_hex) is list:
+            self.kernel_env = (self.wall_hex, self.walled, self.block_at, not self.wall_vertex_both_sides,
+                               self.book.crossed, self.book.run_along, self.book.vertex, _OBSTACLE_RULES_BY_KIND,
+                               _HINDRANCE_RULE_BY_KIND, self.narrow, self._fill, _first_block, _run_along,
+                               _vertex_block, _hindrance_total)
         # what every walk reads of the tables, gathered once: one tuple unpacked per thread
         self.walk_env = (self.recs_in, self.wall_hex, self.walled, self.block_at, not self.wall_vertex_both_sides,
                          self.book.crossed, self.book.run_along, self.book.vertex)
@@ -1647,12 +1670,21 @@ class _Unrolled:
                         self._more = None
 
 
+_PACK = struct.Struct("iiiidd")
+
+
+def _packed(contacts: _Contacts) -> bytes:
+    """Contacts as the compiled walk (``_walk.c``) reads them: kind, first and second hex offset, 0, t0, t1."""
+    pack = _PACK.pack
+    return b"".join(pack(c[0], c[3], c[4] if len(c) > 4 else 0, 0, c[1], c[2]) for c in contacts)
+
+
 class _Compiled:
     """A thread shape (the start's class within the grid's period and the direction, ``key``) compiled for one
     map: its contacts, hexes as index offsets from the start's translation (add the thread's base). The
     variants are worked out when first read: most rulings ask for none (a viewshed, a LOS table)."""
 
-    __slots__ = ("_nudged", "_plain", "_plain_nudged", "contacts", "key", "stride", "tol")
+    __slots__ = ("_nudged", "_packed", "_plain", "_plain_nudged", "contacts", "key", "stride", "tol")
 
     def __init__(self, key: tuple[int, int, int, int], stride: int, tol: float, contacts: _Contacts | None = None
                  ) -> None:
@@ -1667,6 +1699,7 @@ class _Compiled:
         self.contacts: _Contacts = (contacts if contacts is not None
                                     else tuple(grid.contacts((kx, ky), (kx + dx, ky + dy), rel, truediv)))
         self._plain: _Contacts | None = None
+        self._packed: dict[bool, bytes] = {}
         self._nudged: Any = _UNSET
         self._plain_nudged: Any = _UNSET
 
@@ -1677,6 +1710,13 @@ class _Compiled:
         if c is None:
             c = self._plain = tuple(x for x in self.contacts if x[0] not in (_X, _V, _P))
         return c
+
+    def packed(self, full: bool) -> bytes:
+        """:attr:`contacts` (``full``) or :attr:`plain` as the compiled walk reads them (:func:`_packed`)."""
+        got = self._packed.get(full)
+        if got is None:
+            got = self._packed[full] = _packed(self.contacts if full else self.plain)
+        return got
 
     def _nudged_rel(self) -> tuple[Iterator[tuple[Any, ...]], Iterator[tuple[Any, ...]]] | None:
         """The contacts of the thread shifted a hair to either side (the A6.1 borderline test), or None."""
@@ -2492,7 +2532,11 @@ def _walk(L: _Los, contacts: Iterable[tuple[Any, ...]], base: int, dep: dict[int
     through the rules of their kind, then what the thread meets in each hex (or along a hexside) through the
     obstacle rules and the Hindrance rule of each one's kind. Returns the first block; the Hindrances met
     before it are added to ``out`` (A6.7). It reads the thread's depiction through ``L.reader``; ``dep``: the
-    contacts within a stream depiction next to an end IN it (read as the stream bed, B20.2)."""
+    contacts within a stream depiction next to an end IN it (read as the stream bed, B20.2).
+
+    ``_walk.c`` is this function compiled, for a compiled shape's contacts and no ``dep`` (:func:`_decide`):
+    the same steps in the same order, calling the same rules; tests/test_kernel.py holds them to the same
+    answers. A change here is a change there."""
     tab, reader = L.tab, L.reader
     lo, slo, shi = L.lo, L.slo, L.shi
     floor = min(slo, lo)
@@ -2562,8 +2606,13 @@ def _walk(L: _Los, contacts: Iterable[tuple[Any, ...]], base: int, dep: dict[int
                 out.drm += m.drm
                 out.hinds.append(m)
                 if out.drm >= block_at:  # A6.7: Hindrances that add up to param.hindrance_blocks_at block
-                    return _Block(t, m.idx, None, f"Hindrance total {out.drm}", "A6.7")
+                    return _hindrance_total(t, m, out.drm)
     return None
+
+
+def _hindrance_total(t: float, m: _Met, drm: int) -> _Block:
+    """A6.7: the block where the Hindrances met add up to ``param.hindrance_blocks_at`` (``m`` the last)."""
+    return _Block(t, m.idx, None, f"Hindrance total {drm}", "A6.7")
 
 
 def _run_along(reader: Depiction, ha: int, hb: int, ia: int, ib: int, c: tuple[Any, ...],
@@ -2729,8 +2778,9 @@ def _decide(tab: _Tables, A: _End, B: _End, entrenched: tuple[bool, bool], want_
     ins = A.kind == "in" or B.kind == "in"
     got = tab.compiled(A.point, B.point) if want_borderline or ins else tab.reused(A.point, B.point)
     comp, base = got if got is not None else (None, 0)
+    full = bool(tab.walls or tab.rowhouse or ins)
     contacts: Iterable[tuple[Any, ...]] = (_stream(tab, A.point, B.point) if comp is None else
-                                           comp.contacts if tab.walls or tab.rowhouse or ins else comp.plain)
+                                           comp.contacts if full else comp.plain)
     reader = L.reader
     dep: dict[int, bool] | None = None
     if ins:
@@ -2743,7 +2793,12 @@ def _decide(tab: _Tables, A: _End, B: _End, entrenched: tuple[bool, bool], want_
                 out.blocked(b)
                 return out, L.ea, L.eb, L.up[0], L.up[1], False
     out.walked = True
-    b = _walk(L, contacts, base, dep, out)
+    # the compiled walk: a compiled shape's contacts (a tuple), on a map whose per-index tables are lists
+    if _kernel is not None and comp is not None and dep is None and tab.kernel_env is not None:
+        b = _kernel.walk(L, comp.contacts if full else comp.plain, comp.packed(full), base, A.idx, B.idx, out,
+                         getattr(reader, "recs", None), reader, tab.kernel_env)
+    else:
+        b = _walk(L, contacts, base, dep, out)
     if b is not None:
         out.blocked(b)
     if book.off_the_grid:
