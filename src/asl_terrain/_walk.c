@@ -27,7 +27,8 @@ typedef struct {
 } contact;
 
 static PyObject *s_quick, *s_hindrances, *s_obstacles, *s_kind, *s_top, *s_drm, *s_hinds, *s_dep, *s_static,
-    *s_cache, *s_sampled, *s_codes, *s_ids, *s_offs, *s_n, *s_raster, *s_sets, *s_interior, *s_boundary;
+    *s_cache, *s_sampled, *s_codes, *s_ids, *s_offs, *s_n, *s_raster, *s_sets, *s_interior, *s_boundary, *s_shift,
+    *s_raster_attr, *s_turned, *s_starts, *s_p, *s_q, *s_offsets;
 
 #define MAX_STRETCH 4096
 
@@ -37,12 +38,83 @@ typedef struct {
     Py_buffer ids;
     Py_buffer offs;
     Py_ssize_t n;
-    PyObject *sets; /* borrowed: the sample's raster keeps it, and the sample is kept here */
+    PyObject *sets; /* borrowed: the raster keeps it, and the sample (or the raster) is kept here */
     PyObject *sample;
 } pixels;
 
+/* The buffers of ids (the raster's pixel ids from the thread's start pixel on) and offs (each sample's offset),
+   n + 1 samples, the stretch table sets: px ready, or left to the Python reader where they are not plain. */
+static int pixels_take(pixels *px, PyObject *ids, PyObject *offs, Py_ssize_t n, PyObject *sets) {
+    if (!PyDict_CheckExact(sets)) return 0;
+    px->n = n;
+    px->sets = sets;
+    if (PyObject_GetBuffer(ids, &px->ids, PyBUF_C_CONTIGUOUS) < 0) return -1;
+    if (PyObject_GetBuffer(offs, &px->offs, PyBUF_C_CONTIGUOUS) < 0) {
+        PyBuffer_Release(&px->ids);
+        return -1;
+    }
+    if ((px->ids.itemsize == 1 || px->ids.itemsize == 2) && px->offs.itemsize == (Py_ssize_t)sizeof(Py_ssize_t) &&
+        px->offs.len / px->offs.itemsize == n + 1) {
+        px->ready = 1;
+    } else {
+        PyBuffer_Release(&px->ids);
+        PyBuffer_Release(&px->offs);
+    }
+    return 0;
+}
+
+/* ArtworkRaster.sample's first case, a thread between two centre pixels met before on an unturned raster and
+   not shifted: their views and the offsets of the pixels' difference, as the raster keeps them. 1: found
+   (px ready, or left to the Python reader); 0: not that case; -1: an error. */
+static int pixels_kept(pixels *px, PyObject *reader) {
+    PyObject *shift = PyObject_GetAttr(reader, s_shift), *dep = NULL, *raster = NULL, *turned = NULL, *starts = NULL,
+             *p = NULL, *q = NULL, *offsets = NULL, *sets = NULL, *key = NULL;
+    int got = -1;
+    if (shift == NULL) return -1;
+    int shifted = PyObject_IsTrue(shift);
+    if (shifted) { got = shifted < 0 ? -1 : 0; goto done; }
+    if ((dep = PyObject_GetAttr(reader, s_dep)) == NULL || (raster = PyObject_GetAttr(dep, s_raster_attr)) == NULL ||
+        (turned = PyObject_GetAttr(raster, s_turned)) == NULL)
+        goto done;
+    int turn = PyObject_IsTrue(turned);
+    if (turn) { got = turn < 0 ? -1 : 0; goto done; }
+    if ((starts = PyObject_GetAttr(raster, s_starts)) == NULL || (p = PyObject_GetAttr(reader, s_p)) == NULL ||
+        (q = PyObject_GetAttr(reader, s_q)) == NULL || (offsets = PyObject_GetAttr(raster, s_offsets)) == NULL ||
+        (sets = PyObject_GetAttr(raster, s_sets)) == NULL)
+        goto done;
+    if (!PyDict_CheckExact(starts) || !PyDict_CheckExact(offsets)) { got = 0; goto done; }
+    PyObject *a = PyDict_GetItemWithError(starts, p), *b = a ? PyDict_GetItemWithError(starts, q) : NULL;
+    if (b == NULL || !PyTuple_CheckExact(a) || !PyTuple_CheckExact(b) || PyTuple_GET_SIZE(a) != 3 ||
+        PyTuple_GET_SIZE(b) != 3) {
+        got = PyErr_Occurred() ? -1 : 0;
+        goto done;
+    }
+    PyObject *dx = PyNumber_Subtract(PyTuple_GET_ITEM(b, 0), PyTuple_GET_ITEM(a, 0));
+    PyObject *dy = dx ? PyNumber_Subtract(PyTuple_GET_ITEM(b, 1), PyTuple_GET_ITEM(a, 1)) : NULL;
+    if (dy == NULL) { Py_XDECREF(dx); goto done; }
+    key = PyTuple_Pack(2, dx, dy);
+    Py_DECREF(dx);
+    Py_DECREF(dy);
+    if (key == NULL) goto done;
+    PyObject *offs = PyDict_GetItemWithError(offsets, key);
+    if (offs == NULL) { got = PyErr_Occurred() ? -1 : 0; goto done; }
+    Py_ssize_t len = PyObject_Length(offs);
+    if (len < 0) goto done;
+    px->ready = -1;
+    px->sample = raster;  /* keeps the raster, and with it ids, offs and sets, while the walk reads them */
+    raster = NULL;
+    got = pixels_take(px, PyTuple_GET_ITEM(a, 2), offs, len - 1, sets) < 0 ? -1 : 1;
+done:
+    Py_XDECREF(shift); Py_XDECREF(dep); Py_XDECREF(raster); Py_XDECREF(turned); Py_XDECREF(starts);
+    Py_XDECREF(p); Py_XDECREF(q); Py_XDECREF(offsets); Py_XDECREF(sets); Py_XDECREF(key);
+    return got;
+}
+
 static int pixels_open(pixels *px, PyObject *reader) {
     px->ready = -1;
+    int kept = pixels_kept(px, reader);
+    if (kept != 0) return kept < 0 ? -1 : 0;
+    /* any other thread: the Python reader samples it (and keeps the sample for the rest of its walk) */
     PyObject *smp = PyObject_CallMethodNoArgs(reader, s_sampled);
     if (smp == NULL) return -1;
     px->sample = smp;
@@ -51,36 +123,21 @@ static int pixels_open(pixels *px, PyObject *reader) {
     int plain = codes == Py_None;
     Py_DECREF(codes);
     if (!plain) return 0; /* a thread sampled whole (not between two centre pixels) */
-    PyObject *ids = PyObject_GetAttr(smp, s_ids), *offs = NULL, *n = NULL, *raster = NULL;
-    int ok = 0;
+    PyObject *ids = PyObject_GetAttr(smp, s_ids), *offs = NULL, *n = NULL, *raster = NULL, *sets = NULL;
+    int ok = -1;
     if (ids == NULL || (offs = PyObject_GetAttr(smp, s_offs)) == NULL || (n = PyObject_GetAttr(smp, s_n)) == NULL ||
-        (raster = PyObject_GetAttr(smp, s_raster)) == NULL)
+        (raster = PyObject_GetAttr(smp, s_raster)) == NULL || (sets = PyObject_GetAttr(raster, s_sets)) == NULL)
         goto done;
-    px->n = PyLong_AsSsize_t(n);
-    if (px->n == -1 && PyErr_Occurred()) goto done;
-    px->sets = PyObject_GetAttr(raster, s_sets);
-    if (px->sets == NULL) goto done;
-    Py_DECREF(px->sets);
-    if (!PyDict_CheckExact(px->sets)) { ok = 1; goto done; }
-    if (PyObject_GetBuffer(ids, &px->ids, PyBUF_C_CONTIGUOUS) < 0) goto done;
-    if (PyObject_GetBuffer(offs, &px->offs, PyBUF_C_CONTIGUOUS) < 0) {
-        PyBuffer_Release(&px->ids);
-        goto done;
-    }
-    if ((px->ids.itemsize == 1 || px->ids.itemsize == 2) && px->offs.itemsize == (Py_ssize_t)sizeof(Py_ssize_t) &&
-        px->offs.len / px->offs.itemsize == px->n + 1) {
-        px->ready = 1;
-    } else {
-        PyBuffer_Release(&px->ids);
-        PyBuffer_Release(&px->offs);
-    }
-    ok = 1;
+    Py_ssize_t count = PyLong_AsSsize_t(n);
+    if (count == -1 && PyErr_Occurred()) goto done;
+    ok = pixels_take(px, ids, offs, count, sets);
 done:
     Py_XDECREF(ids);
     Py_XDECREF(offs);
     Py_XDECREF(n);
     Py_XDECREF(raster);
-    return ok ? 0 : -1;
+    Py_XDECREF(sets);
+    return ok;
 }
 
 static void pixels_close(pixels *px) {
@@ -480,5 +537,12 @@ PyMODINIT_FUNC PyInit__walk(void) {
     INTERN(s_sets, "_sets");
     INTERN(s_interior, "interior");
     INTERN(s_boundary, "boundary");
+    INTERN(s_shift, "shift");
+    INTERN(s_raster_attr, "raster");
+    INTERN(s_turned, "_turned");
+    INTERN(s_starts, "_starts");
+    INTERN(s_p, "p");
+    INTERN(s_q, "q");
+    INTERN(s_offsets, "_offsets");
     return PyModule_Create(&module);
 }
