@@ -1,8 +1,8 @@
 /* asl_terrain._walk: the optional compiled walk of a LOS thread (issue 13).
 
    walk() is los._walk, contact by contact in the same order, for a compiled thread shape (its contacts'
-   tuple, and the same packed as "iiiidd" structs: kind, first and second hex offset, t0, t1; los._packed)
-   with no end IN a stream. It decides nothing itself: the rules stay Python functions, called as los._walk
+   tuple, and the same packed as "iiiidd" structs: kind, first and second hex offset, t0, t1; los._packed).
+   It decides nothing itself: the rules stay Python functions, called as los._walk
    calls them, with the same arguments (the contact's own t objects); what it does in C is the walking
    between them: the contacts that meet nothing (an end's own hex, a hex whose record is no higher than the
    lower end, a hexside or vertex with no wall near it) and the records' look-ups (the whole-hex table; on
@@ -227,7 +227,18 @@ static long as_long(PyObject *o, int *err) {
 
 /* The env tuple (los._Tables.kernel_env), in order. */
 enum { E_WALL_HEX, E_WALLED, E_BLOCK_AT, E_VERTEX_ANY, E_CROSSED, E_RUN_ALONG, E_VERTEX_RULES, E_OBSTACLE_RULES,
-       E_HINDRANCE_RULE, E_NARROW, E_FILL, E_FIRST_BLOCK, E_RUN_ALONG_FN, E_VERTEX_BLOCK, E_HINDRANCE_BLOCK, E_COUNT };
+       E_HINDRANCE_RULE, E_NARROW, E_FILL, E_FIRST_BLOCK, E_RUN_ALONG_FN, E_VERTEX_BLOCK, E_HINDRANCE_BLOCK, E_RECS_IN,
+       E_COUNT };
+
+/* Whether contact n lies within a stream depiction next to an end IN it (los._walk's dep): 1, 0, or -1. */
+static int in_dep(PyObject *dep, Py_ssize_t n) {
+    if (dep == Py_None) return 0;
+    PyObject *k = PyLong_FromSsize_t(n);
+    if (k == NULL) return -1;
+    int in = PyDict_Contains(dep, k);
+    Py_DECREF(k);
+    return in;
+}
 
 /* The block of a wall rule tuple at a hexside (los._first_block), or Py_None: a new reference. */
 static PyObject *wall_rules(PyObject *env, int which, PyObject *L, long ha, long hb, PyObject *t) {
@@ -374,15 +385,17 @@ static PyObject *artwork_interior(PyObject *reader, pixels *px, PyObject **stat,
 
 static PyObject *walk(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
     (void)self;
-    if (nargs != 10) {
-        PyErr_SetString(PyExc_TypeError, "walk(L, contacts, packed, base, ia, ib, out, recs, reader, env) takes 10 "
-                                         "arguments");
+    if (nargs != 11) {
+        PyErr_SetString(PyExc_TypeError, "walk(L, contacts, packed, base, ia, ib, out, recs, reader, env, dep) takes "
+                                         "11 arguments");
         return NULL;
     }
     PyObject *L = args[0], *contacts = args[1], *out = args[6], *recs = args[7], *reader = args[8], *env = args[9];
+    PyObject *dep = args[10];
     if (!PyTuple_Check(L) || PyTuple_GET_SIZE(L) < 10 || !PyTuple_CheckExact(contacts) || !PyTuple_CheckExact(env) ||
         PyTuple_GET_SIZE(env) != E_COUNT || !PyList_CheckExact(PyTuple_GET_ITEM(env, E_WALL_HEX)) ||
-        (recs != Py_None && !PyList_CheckExact(recs))) {
+        (recs != Py_None && !PyList_CheckExact(recs)) || (dep != Py_None && !PyDict_CheckExact(dep)) ||
+        !PyList_CheckExact(PyTuple_GET_ITEM(env, E_RECS_IN))) {
         PyErr_SetString(PyExc_TypeError, "walk: a _Los, a contacts tuple, the tables' kernel_env and list tables");
         return NULL;
     }
@@ -410,7 +423,12 @@ static PyObject *walk(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
         long idx = base + c->off;
         if (c->kind == SPAN) {
             if (idx == ia || idx == ib) continue;
-            if (recs != Py_None) {
+            int bed = in_dep(dep, n);
+            if (bed < 0) goto out;
+            if (bed) { /* read as the stream bed (B20.2) */
+                rec = item(PyTuple_GET_ITEM(env, E_RECS_IN), idx);
+                if (rec == NULL) goto out;
+            } else if (recs != Py_None) {
                 rec = item(recs, idx);
                 if (rec == NULL) goto out;
                 if (rec == Py_None) {
@@ -451,6 +469,9 @@ static PyObject *walk(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
                 if (b != Py_None) { result = b; goto out; }
                 Py_DECREF(b);
             }
+            int bed = in_dep(dep, n);
+            if (bed < 0) goto out;
+            if (bed) continue;
             PyObject *x = pyint(idx), *y = pyint(hb), *xa = pyint(ia), *xb = pyint(ib);
             if (x && y && xa && xb) {
                 PyObject *a[7] = {reader, x, y, xa, xb, ct, PyTuple_GET_ITEM(env, E_NARROW)};
@@ -460,6 +481,9 @@ static PyObject *walk(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
             if (rec == NULL) goto out;
         } else if (c->kind == TOUCH) {
             if (idx == ia || idx == ib) continue;
+            int bed = in_dep(dep, n);
+            if (bed < 0) goto out;
+            if (bed) continue;
             PyObject *r = Py_BuildValue("(l)", idx);
             if (r == NULL) goto out;
             PyObject *a[5] = {reader, r, PyTuple_GET_ITEM(ct, 1), PyTuple_GET_ITEM(ct, 2), Py_False};
@@ -510,7 +534,7 @@ out:
 
 static PyMethodDef methods[] = {
     {"walk", (PyCFunction)(void (*)(void))walk, METH_FASTCALL,
-     "walk(L, contacts, packed, base, ia, ib, out, recs, reader, env): los._walk of a compiled shape's contacts"},
+     "walk(L, contacts, packed, base, ia, ib, out, recs, reader, env, dep): los._walk of a compiled shape"},
     {NULL, NULL, 0, NULL}};
 
 static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_walk", "The compiled walk of a LOS thread.", -1, methods,

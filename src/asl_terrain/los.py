@@ -905,7 +905,7 @@ class _Tables:
             self.kernel_env = (self.wall_hex, self.walled, self.block_at, not self.wall_vertex_both_sides,
                                self.book.crossed, self.book.run_along, self.book.vertex, _OBSTACLE_RULES_BY_KIND,
                                _HINDRANCE_RULE_BY_KIND, self.narrow, self._fill, _first_block, _run_along,
-                               _vertex_block, _hindrance_total)
+                               _vertex_block, _hindrance_total, self.recs_in)
         # what every walk reads of the tables, gathered once: one tuple unpacked per thread
         self.walk_env = (self.recs_in, self.wall_hex, self.walled, self.block_at, not self.wall_vertex_both_sides,
                          self.book.crossed, self.book.run_along, self.book.vertex)
@@ -2534,7 +2534,7 @@ def _walk(L: _Los, contacts: Iterable[tuple[Any, ...]], base: int, dep: dict[int
     before it are added to ``out`` (A6.7). It reads the thread's depiction through ``L.reader``; ``dep``: the
     contacts within a stream depiction next to an end IN it (read as the stream bed, B20.2).
 
-    ``_walk.c`` is this function compiled, for a compiled shape's contacts and no ``dep`` (:func:`_decide`):
+    ``_walk.c`` is this function compiled, for a compiled shape's contacts (:func:`_decide`):
     the same steps in the same order, calling the same rules; tests/test_kernel.py holds them to the same
     answers. A change here is a change there."""
     tab, reader = L.tab, L.reader
@@ -2794,9 +2794,9 @@ def _decide(tab: _Tables, A: _End, B: _End, entrenched: tuple[bool, bool], want_
                 return out, L.ea, L.eb, L.up[0], L.up[1], False
     out.walked = True
     # the compiled walk: a compiled shape's contacts (a tuple), on a map whose per-index tables are lists
-    if _kernel is not None and comp is not None and dep is None and tab.kernel_env is not None:
+    if _kernel is not None and comp is not None and tab.kernel_env is not None:
         b = _kernel.walk(L, comp.contacts if full else comp.plain, comp.packed(full), base, A.idx, B.idx, out,
-                         getattr(reader, "recs", None), reader, tab.kernel_env)
+                         getattr(reader, "recs", None), reader, tab.kernel_env, dep)
     else:
         b = _walk(L, contacts, base, dep, out)
     if b is not None:
