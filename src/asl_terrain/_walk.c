@@ -28,7 +28,7 @@ typedef struct {
 
 static PyObject *s_quick, *s_hindrances, *s_obstacles, *s_kind, *s_top, *s_drm, *s_hinds, *s_dep, *s_static,
     *s_cache, *s_sampled, *s_codes, *s_ids, *s_offs, *s_n, *s_raster, *s_sets, *s_interior, *s_boundary, *s_shift,
-    *s_raster_attr, *s_turned, *s_starts, *s_p, *s_q, *s_offsets;
+    *s_raster_attr, *s_turned, *s_starts, *s_p, *s_q, *s_offsets, *s_set_of, *s_record, *s_static_fn;
 
 #define MAX_STRETCH 4096
 
@@ -38,8 +38,9 @@ typedef struct {
     Py_buffer ids;
     Py_buffer offs;
     Py_ssize_t n;
-    PyObject *sets; /* borrowed: the raster keeps it, and the sample (or the raster) is kept here */
-    PyObject *sample;
+    PyObject *sets; /* borrowed: the raster keeps it */
+    PyObject *sample; /* the ThreadSample, or the raster, kept while the walk reads the buffers */
+    PyObject *raster; /* the raster whose stretch table sets is */
 } pixels;
 
 /* The buffers of ids (the raster's pixel ids from the thread's start pixel on) and offs (each sample's offset),
@@ -102,6 +103,8 @@ static int pixels_kept(pixels *px, PyObject *reader) {
     if (len < 0) goto done;
     px->ready = -1;
     px->sample = raster;  /* keeps the raster, and with it ids, offs and sets, while the walk reads them */
+    Py_INCREF(raster);
+    px->raster = raster;
     raster = NULL;
     got = pixels_take(px, PyTuple_GET_ITEM(a, 2), offs, len - 1, sets) < 0 ? -1 : 1;
 done:
@@ -130,6 +133,8 @@ static int pixels_open(pixels *px, PyObject *reader) {
         goto done;
     Py_ssize_t count = PyLong_AsSsize_t(n);
     if (count == -1 && PyErr_Occurred()) goto done;
+    Py_INCREF(raster);
+    px->raster = raster;
     ok = pixels_take(px, ids, offs, count, sets);
 done:
     Py_XDECREF(ids);
@@ -146,10 +151,12 @@ static void pixels_close(pixels *px) {
         PyBuffer_Release(&px->offs);
     }
     Py_XDECREF(px->sample);
+    Py_XDECREF(px->raster);
 }
 
-/* ThreadSample.between(t0, t1): the codes met between t0 and t1, borrowed from the raster's stretch table,
-   or NULL (no error set) where that stretch is not in it yet. */
+/* ThreadSample.between(t0, t1): the codes met between t0 and t1 (a new reference) from the raster's stretch
+   table, or worked out by its _set_of when not in it yet; NULL with no error set where the stretch lies off
+   the sample (the Python reader reads it), NULL with an error set on an error. */
 static PyObject *stretch(pixels *px, double t0, double t1) {
     Py_ssize_t n = px->n;
     double fa = ceil(t0 * (double)n - 1e-9) + 1, fb = floor(t1 * (double)n + 1e-9) - 1;
@@ -186,6 +193,11 @@ static PyObject *stretch(pixels *px, double t0, double t1) {
     PyObject *key = PyBytes_FromStringAndSize((const char *)buf, k * px->ids.itemsize);
     if (key == NULL) return NULL;
     PyObject *got = PyDict_GetItemWithError(px->sets, key);
+    if (got != NULL) {
+        Py_INCREF(got);
+    } else if (!PyErr_Occurred()) {
+        got = PyObject_CallMethodOneArg(px->raster, s_set_of, key);
+    }
     Py_DECREF(key);
     return got;
 }
@@ -345,41 +357,58 @@ hfail:
     return NULL;
 }
 
-/* The record of a hex interior on artwork (los._ArtworkThread.interior): a new reference, or NULL. */
-static PyObject *artwork_interior(PyObject *reader, pixels *px, PyObject **stat, PyObject **cache, long idx,
-                                  const contact *c, PyObject *ct) {
-    PyObject *key = NULL, *rec = NULL;
-    if (*stat == NULL) {
-        PyObject *dep = PyObject_GetAttr(reader, s_dep);
-        if (dep == NULL) return NULL;
-        *stat = PyObject_GetAttr(dep, s_static);
-        *cache = PyObject_GetAttr(dep, s_cache);
-        Py_DECREF(dep);
-        if (*stat == NULL || *cache == NULL) return NULL;
+/* The record of a hex interior on artwork (los._ArtworkThread.interior, and what it asks of the depiction):
+   a new reference, or NULL on an error. *dep is the depiction, read at the first interior. */
+static PyObject *artwork_interior(PyObject *reader, pixels *px, PyObject **dep, long idx, const contact *c,
+                                  PyObject *ct) {
+    PyObject *rec = NULL;
+    if (*dep == NULL && (*dep = PyObject_GetAttr(reader, s_dep)) == NULL) return NULL;
+    PyObject *key = PyLong_FromLong(idx);
+    if (key == NULL) return NULL;
+    PyObject *stat = PyObject_GetAttr(*dep, s_static);
+    if (stat == NULL) { Py_DECREF(key); return NULL; }
+    if (PyDict_CheckExact(stat)) {
+        rec = PyDict_GetItemWithError(stat, key);
+        Py_XINCREF(rec);
     }
-    if (PyDict_CheckExact(*stat) && PyDict_CheckExact(*cache) && (key = PyLong_FromLong(idx)) != NULL) {
-        rec = PyDict_GetItemWithError(*stat, key); /* borrowed */
-        if (rec == Py_None) { /* drawn by more than one code: the codes of the stretch tell */
-            rec = NULL;
-            if (px->ready == 0 && pixels_open(px, reader) < 0) { Py_DECREF(key); return NULL; }
-            PyObject *codes = px->ready > 0 ? stretch(px, c->t0, c->t1) : NULL;
-            if (codes != NULL) {
-                PyObject *rk = PyTuple_Pack(2, key, codes);
-                if (rk == NULL) { Py_DECREF(key); return NULL; }
-                rec = PyDict_GetItemWithError(*cache, rk);
-                Py_DECREF(rk);
-            }
-        }
+    Py_DECREF(stat);
+    if (rec == NULL) {
+        if (PyErr_Occurred()) { Py_DECREF(key); return NULL; }
+        rec = PyObject_CallMethodOneArg(*dep, s_static_fn, key); /* first met: the depiction looks */
+        if (rec == NULL) { Py_DECREF(key); return NULL; }
+    }
+    if (rec != Py_None) { Py_DECREF(key); return rec; }
+    Py_DECREF(rec);
+    /* drawn by more than one code: the codes of the stretch tell */
+    if (px->ready == 0 && pixels_open(px, reader) < 0) { Py_DECREF(key); return NULL; }
+    PyObject *codes = px->ready > 0 ? stretch(px, c->t0, c->t1) : NULL;
+    if (codes == NULL) {
         Py_DECREF(key);
-        if (rec != NULL) { Py_INCREF(rec); return rec; }
+        if (PyErr_Occurred()) return NULL;
+        /* pixels the sample does not hold as plain buffers: the Python reader reads them */
+        PyObject *ix = pyint(idx);
+        if (ix == NULL) return NULL;
+        PyObject *args[4] = {reader, ix, PyTuple_GET_ITEM(ct, 1), PyTuple_GET_ITEM(ct, 2)};
+        rec = PyObject_VectorcallMethod(s_interior, args, 4 | PY_VECTORCALL_ARGUMENTS_OFFSET, NULL);
+        Py_DECREF(ix);
+        return rec;
     }
-    if (PyErr_Occurred()) return NULL;
-    /* not yet derived: the Python reader derives it */
-    PyObject *ix = pyint(idx);
-    if (ix == NULL) return NULL;
-    PyObject *args[4] = {reader, ix, PyTuple_GET_ITEM(ct, 1), PyTuple_GET_ITEM(ct, 2)};
-    rec = PyObject_VectorcallMethod(s_interior, args, 4 | PY_VECTORCALL_ARGUMENTS_OFFSET, NULL);
-    Py_DECREF(ix);
+    PyObject *cache = PyObject_GetAttr(*dep, s_cache);
+    if (cache != NULL && PyDict_CheckExact(cache)) {
+        PyObject *rk = PyTuple_Pack(2, key, codes);
+        if (rk != NULL) {
+            rec = PyDict_GetItemWithError(cache, rk);
+            Py_XINCREF(rec);
+            Py_DECREF(rk);
+        }
+    }
+    Py_XDECREF(cache);
+    if (rec == NULL && !PyErr_Occurred()) { /* not yet derived: the depiction derives it */
+        PyObject *args[3] = {*dep, key, codes};
+        rec = PyObject_VectorcallMethod(s_record, args, 3 | PY_VECTORCALL_ARGUMENTS_OFFSET, NULL);
+    }
+    Py_DECREF(key);
+    Py_DECREF(codes);
     return rec;
 }
 
@@ -408,7 +437,7 @@ static PyObject *walk(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
     int vertex_any = PyObject_IsTrue(PyTuple_GET_ITEM(env, E_VERTEX_ANY));
     long floor_ = slo < lo ? slo : lo;
     PyObject *walls = PyTuple_GET_ITEM(env, E_WALL_HEX);
-    PyObject *result = NULL, *stat = NULL, *cache = NULL;
+    PyObject *result = NULL, *depiction = NULL;
     pixels px = {0};
     const contact *cs = (const contact *)pk.buf;
     Py_ssize_t count = pk.len / (Py_ssize_t)sizeof(contact);
@@ -440,7 +469,7 @@ static PyObject *walk(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
                     if (rec == NULL) goto out;
                 }
             } else {
-                rec = artwork_interior(reader, &px, &stat, &cache, idx, c, ct);
+                rec = artwork_interior(reader, &px, &depiction, idx, c, ct);
                 if (rec == NULL) goto out;
             }
         } else if (c->kind == CROSS) {
@@ -526,8 +555,7 @@ static PyObject *walk(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
     Py_INCREF(result);
 out:
     pixels_close(&px);
-    Py_XDECREF(stat);
-    Py_XDECREF(cache);
+    Py_XDECREF(depiction);
     PyBuffer_Release(&pk);
     return result;
 }
@@ -568,5 +596,8 @@ PyMODINIT_FUNC PyInit__walk(void) {
     INTERN(s_p, "p");
     INTERN(s_q, "q");
     INTERN(s_offsets, "_offsets");
+    INTERN(s_set_of, "_set_of");
+    INTERN(s_record, "_record");
+    INTERN(s_static_fn, "static");
     return PyModule_Create(&module);
 }

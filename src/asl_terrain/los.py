@@ -901,6 +901,8 @@ class _Tables:
         # what the compiled walk reads (_walk.c's env, in its order): the per-index tables as lists, so not a
         # very big map's sparse ones
         self.kernel_env: tuple[Any, ...] | None = None
+        self.full_contacts = bool(self.walls or self.rowhouse)  # walk hexsides crossed and vertices passed too
+        self.whole_recs = self.recs if isinstance(self.depiction, WholeHexDepiction) else None
         if type(self.recs) is list and type(self.wall_hex) is list:
             self.kernel_env = (self.wall_hex, self.walled, self.block_at, not self.wall_vertex_both_sides,
                                self.book.crossed, self.book.run_along, self.book.vertex, _OBSTACLE_RULES_BY_KIND,
@@ -1684,7 +1686,8 @@ class _Compiled:
     map: its contacts, hexes as index offsets from the start's translation (add the thread's base). The
     variants are worked out when first read: most rulings ask for none (a viewshed, a LOS table)."""
 
-    __slots__ = ("_nudged", "_packed", "_plain", "_plain_nudged", "contacts", "key", "stride", "tol")
+    __slots__ = ("_nudged", "_packed", "_packed_full", "_plain", "_plain_nudged", "contacts", "key", "stride",
+                 "tol")
 
     def __init__(self, key: tuple[int, int, int, int], stride: int, tol: float, contacts: _Contacts | None = None
                  ) -> None:
@@ -1699,7 +1702,8 @@ class _Compiled:
         self.contacts: _Contacts = (contacts if contacts is not None
                                     else tuple(grid.contacts((kx, ky), (kx + dx, ky + dy), rel, truediv)))
         self._plain: _Contacts | None = None
-        self._packed: dict[bool, bytes] = {}
+        self._packed: bytes | None = None
+        self._packed_full: bytes | None = None
         self._nudged: Any = _UNSET
         self._plain_nudged: Any = _UNSET
 
@@ -1713,9 +1717,14 @@ class _Compiled:
 
     def packed(self, full: bool) -> bytes:
         """:attr:`contacts` (``full``) or :attr:`plain` as the compiled walk reads them (:func:`_packed`)."""
-        got = self._packed.get(full)
-        if got is None:
-            got = self._packed[full] = _packed(self.contacts if full else self.plain)
+        if full:
+            got = self._packed_full
+            if got is None:
+                got = self._packed_full = _packed(self.contacts)
+        else:
+            got = self._packed
+            if got is None:
+                got = self._packed = _packed(self.plain)
         return got
 
     def _nudged_rel(self) -> tuple[Iterator[tuple[Any, ...]], Iterator[tuple[Any, ...]]] | None:
@@ -2778,7 +2787,7 @@ def _decide(tab: _Tables, A: _End, B: _End, entrenched: tuple[bool, bool], want_
     ins = A.kind == "in" or B.kind == "in"
     got = tab.compiled(A.point, B.point) if want_borderline or ins else tab.reused(A.point, B.point)
     comp, base = got if got is not None else (None, 0)
-    full = bool(tab.walls or tab.rowhouse or ins)
+    full = tab.full_contacts or ins
     contacts: Iterable[tuple[Any, ...]] = (_stream(tab, A.point, B.point) if comp is None else
                                            comp.contacts if full else comp.plain)
     reader = L.reader
@@ -2794,9 +2803,9 @@ def _decide(tab: _Tables, A: _End, B: _End, entrenched: tuple[bool, bool], want_
                 return out, L.ea, L.eb, L.up[0], L.up[1], False
     out.walked = True
     # the compiled walk: a compiled shape's contacts (a tuple), on a map whose per-index tables are lists
-    if _kernel is not None and comp is not None and tab.kernel_env is not None:
-        b = _kernel.walk(L, comp.contacts if full else comp.plain, comp.packed(full), base, A.idx, B.idx, out,
-                         getattr(reader, "recs", None), reader, tab.kernel_env, dep)
+    if comp is not None and tab.kernel_env is not None and _kernel is not None:
+        b = _kernel.walk(L, contacts, comp.packed(full), base, A.idx, B.idx, out, tab.whole_recs, reader,
+                         tab.kernel_env, dep)
     else:
         b = _walk(L, contacts, base, dep, out)
     if b is not None:
