@@ -28,7 +28,7 @@ typedef struct {
 
 static PyObject *s_quick, *s_hindrances, *s_obstacles, *s_kind, *s_top, *s_drm, *s_hinds, *s_dep, *s_static,
     *s_cache, *s_sampled, *s_codes, *s_ids, *s_offs, *s_n, *s_raster, *s_sets, *s_interior, *s_boundary, *s_shift,
-    *s_raster_attr, *s_turned, *s_starts, *s_p, *s_q, *s_offsets, *s_set_of, *s_record, *s_static_fn;
+    *s_raster_attr, *s_turned, *s_starts, *s_p, *s_q, *s_set_of, *s_record, *s_static_fn, *s_height, *s_flat;
 
 #define MAX_STRETCH 4096
 
@@ -36,7 +36,9 @@ static PyObject *s_quick, *s_hindrances, *s_obstacles, *s_kind, *s_top, *s_drm, 
 typedef struct {
     int ready;      /* 0: not yet read; 1: read; -1: the Python reader reads this thread's pixels */
     Py_buffer ids;
-    Py_buffer offs;
+    Py_buffer offs; /* each sample's offset, unless computed */
+    int computed;   /* the offsets worked out as ArtworkRaster.sample does, from the pixels' difference */
+    long long dx, dy, height, flat;
     Py_ssize_t n;
     PyObject *sets; /* borrowed: the raster keeps it */
     PyObject *sample; /* the ThreadSample, or the raster, kept while the walk reads the buffers */
@@ -64,12 +66,12 @@ static int pixels_take(pixels *px, PyObject *ids, PyObject *offs, Py_ssize_t n, 
     return 0;
 }
 
-/* ArtworkRaster.sample's first case, a thread between two centre pixels met before on an unturned raster and
-   not shifted: their views and the offsets of the pixels' difference, as the raster keeps them. 1: found
-   (px ready, or left to the Python reader); 0: not that case; -1: an error. */
+/* ArtworkRaster.sample's first case, a thread between two centre pixels met before (the starts' views) on an
+   unturned raster and not shifted. 1: found (px ready, or left to the Python reader); 0: not that case; -1: an
+   error. */
 static int pixels_kept(pixels *px, PyObject *reader) {
     PyObject *shift = PyObject_GetAttr(reader, s_shift), *dep = NULL, *raster = NULL, *turned = NULL, *starts = NULL,
-             *p = NULL, *q = NULL, *offsets = NULL, *sets = NULL, *key = NULL;
+             *p = NULL, *q = NULL, *sets = NULL;
     int got = -1;
     if (shift == NULL) return -1;
     int shifted = PyObject_IsTrue(shift);
@@ -80,10 +82,10 @@ static int pixels_kept(pixels *px, PyObject *reader) {
     int turn = PyObject_IsTrue(turned);
     if (turn) { got = turn < 0 ? -1 : 0; goto done; }
     if ((starts = PyObject_GetAttr(raster, s_starts)) == NULL || (p = PyObject_GetAttr(reader, s_p)) == NULL ||
-        (q = PyObject_GetAttr(reader, s_q)) == NULL || (offsets = PyObject_GetAttr(raster, s_offsets)) == NULL ||
+        (q = PyObject_GetAttr(reader, s_q)) == NULL ||
         (sets = PyObject_GetAttr(raster, s_sets)) == NULL)
         goto done;
-    if (!PyDict_CheckExact(starts) || !PyDict_CheckExact(offsets)) { got = 0; goto done; }
+    if (!PyDict_CheckExact(starts)) { got = 0; goto done; }
     PyObject *a = PyDict_GetItemWithError(starts, p), *b = a ? PyDict_GetItemWithError(starts, q) : NULL;
     if (b == NULL || !PyTuple_CheckExact(a) || !PyTuple_CheckExact(b) || PyTuple_GET_SIZE(a) != 3 ||
         PyTuple_GET_SIZE(b) != 3) {
@@ -93,23 +95,46 @@ static int pixels_kept(pixels *px, PyObject *reader) {
     PyObject *dx = PyNumber_Subtract(PyTuple_GET_ITEM(b, 0), PyTuple_GET_ITEM(a, 0));
     PyObject *dy = dx ? PyNumber_Subtract(PyTuple_GET_ITEM(b, 1), PyTuple_GET_ITEM(a, 1)) : NULL;
     if (dy == NULL) { Py_XDECREF(dx); goto done; }
-    key = PyTuple_Pack(2, dx, dy);
+    /* the offsets of that difference, as ArtworkRaster.sample works them out (numpy's floor division), each
+       when a stretch asks for it: no array of them is made */
+    int overflow = 0;
+    long long ddx = PyLong_AsLongLongAndOverflow(dx, &overflow), ddy = PyLong_AsLongLongAndOverflow(dy, &overflow);
     Py_DECREF(dx);
     Py_DECREF(dy);
-    if (key == NULL) goto done;
-    PyObject *offs = PyDict_GetItemWithError(offsets, key);
-    if (offs == NULL) { got = PyErr_Occurred() ? -1 : 0; goto done; }
-    Py_ssize_t len = PyObject_Length(offs);
-    if (len < 0) goto done;
-    px->ready = -1;
-    px->sample = raster;  /* keeps the raster, and with it ids, offs and sets, while the walk reads them */
+    PyObject *height = PyObject_GetAttr(raster, s_height), *flat = height ? PyObject_GetAttr(raster, s_flat) : NULL;
+    long long h = height ? PyLong_AsLongLong(height) : -1;
+    Py_ssize_t nflat = flat ? PyObject_Length(flat) : -1;
+    Py_XDECREF(height);
+    Py_XDECREF(flat);
+    if (PyErr_Occurred()) goto done;
+    if (overflow || ddx > 1000000 || ddx < -1000000 || ddy > 1000000 || ddy < -1000000 || !PyDict_CheckExact(sets)) {
+        got = 0;
+        goto done;
+    }
+    long long n = llabs(ddx) > llabs(ddy) ? llabs(ddx) : llabs(ddy);
+    if (n < 1) n = 1;
+    if (PyObject_GetBuffer(PyTuple_GET_ITEM(a, 2), &px->ids, PyBUF_C_CONTIGUOUS) < 0) goto done;
+    if (px->ids.itemsize != 1 && px->ids.itemsize != 2) {
+        PyBuffer_Release(&px->ids);
+        got = 0;
+        goto done;
+    }
+    px->computed = 1;
+    px->dx = ddx;
+    px->dy = ddy;
+    px->height = h;
+    px->flat = nflat;
+    px->n = (Py_ssize_t)n;
+    px->sets = sets;
+    px->ready = 1;
+    px->sample = raster;  /* keeps the raster, and with it ids and sets, while the walk reads them */
     Py_INCREF(raster);
     px->raster = raster;
     raster = NULL;
-    got = pixels_take(px, PyTuple_GET_ITEM(a, 2), offs, len - 1, sets) < 0 ? -1 : 1;
+    got = 1;
 done:
     Py_XDECREF(shift); Py_XDECREF(dep); Py_XDECREF(raster); Py_XDECREF(turned); Py_XDECREF(starts);
-    Py_XDECREF(p); Py_XDECREF(q); Py_XDECREF(offsets); Py_XDECREF(sets); Py_XDECREF(key);
+    Py_XDECREF(p); Py_XDECREF(q); Py_XDECREF(sets);
     return got;
 }
 
@@ -148,10 +173,16 @@ done:
 static void pixels_close(pixels *px) {
     if (px->ready == 1) {
         PyBuffer_Release(&px->ids);
-        PyBuffer_Release(&px->offs);
+        if (!px->computed) PyBuffer_Release(&px->offs);
     }
     Py_XDECREF(px->sample);
     Py_XDECREF(px->raster);
+}
+
+/* a // b as Python (and numpy's floor_divide) has it: rounded down, b > 0 */
+static long long floordiv(long long a, long long b) {
+    long long q = a / b;
+    return (a % b != 0 && a < 0) ? q - 1 : q;
 }
 
 /* ThreadSample.between(t0, t1): the codes met between t0 and t1 (a new reference) from the raster's stretch
@@ -171,13 +202,22 @@ static PyObject *stretch(pixels *px, double t0, double t1) {
         b = (Py_ssize_t)fb;
     }
     if (a < 0 || b > n || b - a + 1 > MAX_STRETCH) return NULL;
-    const Py_ssize_t *offs = (const Py_ssize_t *)px->offs.buf;
     Py_ssize_t count = px->ids.len / px->ids.itemsize, k = b - a + 1;
+    Py_ssize_t at[MAX_STRETCH];
+    if (px->computed) {
+        for (Py_ssize_t i = 0; i < k; i++) {
+            long long j = a + i;
+            at[i] = (Py_ssize_t)(floordiv(j * px->dx, n) * px->height + floordiv(j * px->dy, n) + px->flat);
+        }
+    } else {
+        const Py_ssize_t *offs = (const Py_ssize_t *)px->offs.buf;
+        for (Py_ssize_t i = 0; i < k; i++) at[i] = offs[a + i];
+    }
     unsigned char buf[2 * MAX_STRETCH];
     if (px->ids.itemsize == 1) {
         const unsigned char *ids = (const unsigned char *)px->ids.buf;
         for (Py_ssize_t i = 0; i < k; i++) {
-            Py_ssize_t o = offs[a + i];
+            Py_ssize_t o = at[i];
             if (o < 0 || o >= count) return NULL;
             buf[i] = ids[o];
         }
@@ -185,7 +225,7 @@ static PyObject *stretch(pixels *px, double t0, double t1) {
         const unsigned short *ids = (const unsigned short *)px->ids.buf;
         unsigned short *out = (unsigned short *)buf;
         for (Py_ssize_t i = 0; i < k; i++) {
-            Py_ssize_t o = offs[a + i];
+            Py_ssize_t o = at[i];
             if (o < 0 || o >= count) return NULL;
             out[i] = ids[o];
         }
@@ -595,9 +635,10 @@ PyMODINIT_FUNC PyInit__walk(void) {
     INTERN(s_starts, "_starts");
     INTERN(s_p, "p");
     INTERN(s_q, "q");
-    INTERN(s_offsets, "_offsets");
     INTERN(s_set_of, "_set_of");
     INTERN(s_record, "_record");
     INTERN(s_static_fn, "static");
+    INTERN(s_height, "height");
+    INTERN(s_flat, "_flat");
     return PyModule_Create(&module);
 }
