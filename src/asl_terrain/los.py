@@ -1686,8 +1686,7 @@ class _Compiled:
     map: its contacts, hexes as index offsets from the start's translation (add the thread's base). The
     variants are worked out when first read: most rulings ask for none (a viewshed, a LOS table)."""
 
-    __slots__ = ("_nudged", "_packed", "_packed_full", "_plain", "_plain_nudged", "contacts", "key", "stride",
-                 "tol")
+    __slots__ = ("_nudged", "_packed", "_packed_full", "_plain_nudged", "contacts", "key", "plain", "stride", "tol")
 
     def __init__(self, key: tuple[int, int, int, int], stride: int, tol: float, contacts: _Contacts | None = None
                  ) -> None:
@@ -1701,19 +1700,12 @@ class _Compiled:
         # contacts: as kept by an earlier process (the user cache), else traced now
         self.contacts: _Contacts = (contacts if contacts is not None
                                     else tuple(grid.contacts((kx, ky), (kx + dx, ky + dy), rel, truediv)))
-        self._plain: _Contacts | None = None
+        #: without hexsides crossed and vertices passed: for maps without walls, hedges or B29 roadblocks
+        self.plain: _Contacts = tuple(x for x in self.contacts if x[0] not in (_X, _V, _P))
         self._packed: bytes | None = None
         self._packed_full: bytes | None = None
         self._nudged: Any = _UNSET
         self._plain_nudged: Any = _UNSET
-
-    @property
-    def plain(self) -> _Contacts:
-        """Without hexsides crossed and vertices passed: for maps without walls, hedges or B29 roadblocks."""
-        c = self._plain
-        if c is None:
-            c = self._plain = tuple(x for x in self.contacts if x[0] not in (_X, _V, _P))
-        return c
 
     def packed(self, full: bool) -> bytes:
         """:attr:`contacts` (``full``) or :attr:`plain` as the compiled walk reads them (:func:`_packed`)."""
@@ -2804,8 +2796,9 @@ def _decide(tab: _Tables, A: _End, B: _End, entrenched: tuple[bool, bool], want_
     out.walked = True
     # the compiled walk: a compiled shape's contacts (a tuple), on a map whose per-index tables are lists
     if comp is not None and tab.kernel_env is not None and _kernel is not None:
-        b = _kernel.walk(L, contacts, comp.packed(full), base, A.idx, B.idx, out, tab.whole_recs, reader,
-                         tab.kernel_env, dep)
+        packed = comp._packed_full if full else comp._packed
+        b = _kernel.walk(L, contacts, packed if packed is not None else comp.packed(full), base, A.idx, B.idx, out,
+                         tab.whole_recs, reader, tab.kernel_env, dep)
     else:
         b = _walk(L, contacts, base, dep, out)
     if b is not None:
