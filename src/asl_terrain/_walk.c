@@ -71,7 +71,7 @@ static int pixels_take(pixels *px, PyObject *ids, PyObject *offs, Py_ssize_t n, 
    error. */
 static int pixels_kept(pixels *px, PyObject *reader) {
     PyObject *shift = PyObject_GetAttr(reader, s_shift), *dep = NULL, *raster = NULL, *turned = NULL, *starts = NULL,
-             *p = NULL, *q = NULL, *sets = NULL;
+             *p = NULL, *q = NULL, *sets = NULL, *a = NULL, *b = NULL;
     int got = -1;
     if (shift == NULL) return -1;
     int shifted = PyObject_IsTrue(shift);
@@ -86,12 +86,16 @@ static int pixels_kept(pixels *px, PyObject *reader) {
         (sets = PyObject_GetAttr(raster, s_sets)) == NULL)
         goto done;
     if (!PyDict_CheckExact(starts)) { got = 0; goto done; }
-    PyObject *a = PyDict_GetItemWithError(starts, p), *b = a ? PyDict_GetItemWithError(starts, q) : NULL;
+    a = PyDict_GetItemWithError(starts, p);
+    b = a ? PyDict_GetItemWithError(starts, q) : NULL;
     if (b == NULL || !PyTuple_CheckExact(a) || !PyTuple_CheckExact(b) || PyTuple_GET_SIZE(a) != 3 ||
         PyTuple_GET_SIZE(b) != 3) {
+        a = b = NULL;
         got = PyErr_Occurred() ? -1 : 0;
         goto done;
     }
+    Py_INCREF(a);  /* held while read, whatever the calls below do to the raster's tables */
+    Py_INCREF(b);
     PyObject *dx = PyNumber_Subtract(PyTuple_GET_ITEM(b, 0), PyTuple_GET_ITEM(a, 0));
     PyObject *dy = dx ? PyNumber_Subtract(PyTuple_GET_ITEM(b, 1), PyTuple_GET_ITEM(a, 1)) : NULL;
     if (dy == NULL) { Py_XDECREF(dx); goto done; }
@@ -134,7 +138,7 @@ static int pixels_kept(pixels *px, PyObject *reader) {
     got = 1;
 done:
     Py_XDECREF(shift); Py_XDECREF(dep); Py_XDECREF(raster); Py_XDECREF(turned); Py_XDECREF(starts);
-    Py_XDECREF(p); Py_XDECREF(q); Py_XDECREF(sets);
+    Py_XDECREF(p); Py_XDECREF(q); Py_XDECREF(sets); Py_XDECREF(a); Py_XDECREF(b);
     return got;
 }
 

@@ -932,6 +932,9 @@ class _Tables:
         self.n = n = ncols * self.stride
         self.sparse = n > SPARSE_OVER
         rows = g.row_last - g.row_first + 1
+        # per index, filled as asked: cube coordinates (dist) and the ground level (ground_at)
+        self.cubes: list[tuple[int, int] | None] | _Sparse = _Sparse(None) if self.sparse else [None] * n
+        self.grounds: list[int | None] | _Sparse = _Sparse(None) if self.sparse else [None] * n
         self.on_map: list[bool] | _OnGrid
         if self.sparse:
             # a map too big for a list entry per index (built in Python, over the file format's limits):
@@ -1073,13 +1076,29 @@ class _Tables:
 
     def dist(self, i: int, j: int) -> int:
         """The range between the hexes of two indices (cube coordinates of odd-q, as Hex.cube)."""
-        ci, ri = divmod(i, self.stride)
-        cj, rj = divmod(j, self.stride)
-        ci += self.c0
-        cj += self.c0
-        dq = ci - cj
-        dr = (ri + self.r0 - ((ci - (ci & 1)) >> 1)) - (rj + self.r0 - ((cj - (cj & 1)) >> 1))
+        n, cubes = self.n, self.cubes
+        a: tuple[int, int] = (cubes[i] or self._cube(i)) if 0 <= i < n else self._cube(i, keep=False)
+        b: tuple[int, int] = (cubes[j] or self._cube(j)) if 0 <= j < n else self._cube(j, keep=False)
+        dq, dr = a[0] - b[0], a[1] - b[1]
         return max(abs(dq), abs(dr), abs(dq + dr))
+
+    def _cube(self, i: int, keep: bool = True) -> tuple[int, int]:
+        """Index ``i``'s cube coordinates (q, r), kept in :attr:`cubes`: the rules ask ranges per pair."""
+        c, r = divmod(i, self.stride)
+        c += self.c0
+        got = (c, r + self.r0 - ((c - (c & 1)) >> 1))
+        if keep:
+            self.cubes[i] = got
+        return got
+
+    def ground_at(self, i: int) -> int:
+        """:meth:`ground_of` the hex of index ``i``, kept per index."""
+        g: int | None = self.grounds[i] if 0 <= i < self.n else None
+        if g is None:
+            g = self.ground_of(self.hex_of(i))
+            if 0 <= i < self.n:
+                self.grounds[i] = g
+        return g
 
     def bridge_roads(self, i: int) -> frozenset[int]:
         """The hexes (indices) across the road hexsides of bridge hex index ``i`` (B6.2)."""
@@ -2315,7 +2334,7 @@ def crest_of_an_adjacent_lower_hex(L: _Los, o: _Obs, t: float) -> _Block | Liter
         return None
     H = L.A if L.ea >= L.eb else L.B
     tab = L.tab
-    if H.kind in ("ground", "crest") and all(tab.dist(s, H.idx) == 1 and tab.ground_of(tab.hex_of(s)) < H.base
+    if H.kind in ("ground", "crest") and all(tab.dist(s, H.idx) == 1 and tab.ground_at(s) < H.base
                                              for s in o.srcs):
         return False
     return None
