@@ -2777,9 +2777,10 @@ def _clear_los_restrictions(L: _Los, out: _Outcome, rules: tuple[Callable[[_Los]
 
 
 def _decide(tab: _Tables, A: _End, B: _End, entrenched: tuple[bool, bool], want_borderline: bool,
-            fire_lane: bool = False) -> tuple[_Outcome, int, int, bool, bool, bool]:
+            fire_lane: bool = False, compile_first: bool = False) -> tuple[_Outcome, int, int, bool, bool, bool]:
     """The rulebook above in order: returns (outcome, elevation of a, of b (quarters, with Up-Slope), up a,
-    up b, borderline)."""
+    up b, borderline). ``compile_first``: compile the thread's shape at its first sight (a batch over a board,
+    whose shapes each come back many times), not at its second."""
     book = tab.book
     for rule in book.without_a_thread:
         decided = rule(tab, A, B)
@@ -2796,7 +2797,8 @@ def _decide(tab: _Tables, A: _End, B: _End, entrenched: tuple[bool, bool], want_
     # first block); hexsides crossed are left out on a map without walls, unless an end is IN a stream
     # (B20.2: where the thread leaves the stream depiction)
     ins = A.kind == "in" or B.kind == "in"
-    got = tab.compiled(A.point, B.point) if want_borderline or ins else tab.reused(A.point, B.point)
+    got = (tab.compiled(A.point, B.point) if want_borderline or ins or compile_first else
+           tab.reused(A.point, B.point))
     comp, base = got if got is not None else (None, 0)
     full = tab.full_contacts or ins
     contacts: Iterable[tuple[Any, ...]] = (_stream(tab, A.point, B.point) if comp is None else
@@ -2977,6 +2979,9 @@ def los_verdicts(m: Map, pairs: Iterable[tuple[Location, Location]], *, chart: C
     tab.warm()
     end = tab.end
     stride, c0, r0 = tab.stride, tab.c0, tab.r0
+    # a shape compiled at its first sight: a batch's shapes come back (a board's about 45 times each), except
+    # on a very big map, whose long threads a walk mostly leaves at their first block
+    first = not tab.sparse
 
     def cube(i: int) -> tuple[int, int]:  # as _Tables.dist, kept per end: the range is then three subtractions
         c, r = divmod(i, stride)
@@ -2999,7 +3004,7 @@ def los_verdicts(m: Map, pairs: Iterable[tuple[Location, Location]], *, chart: C
             got = targets[id(b)] = (b, B, *cube(B.idx))
         B = got[1]
         assert A is not None
-        out = _decide(tab, A, B, (False, False), False)[0]
+        out = _decide(tab, A, B, (False, False), False, False, first)[0]
         dq, dr = qa - got[2], ra - got[3]
         yield out.clear, out.drm, out.blind, max(abs(dq), abs(dr), abs(dq + dr))
     tab.keep()
