@@ -8,7 +8,9 @@ Rows (each measured in fresh processes where the issue says "whole process"):
   oracle data, each in a fresh process: seconds from the loaded map to the last ruling (tables built on
   the way) and pairs/s, beside VASL's own pairs/s where the issue gives it (goal: 10x VASL, one core);
   twice: the first process derives the LOS tables a grid and its artwork fix and keeps them in the user
-  cache, the second reads them back (the benchmark's own cache directory);
+  cache, the second reads them back (the benchmark's own cache directory); each row says which LOS walk ran
+  (the compiled one, asl_terrain/_walk.c, or the pure Python one: ``ASL_TERRAIN_PURE=1`` asks for it, to
+  compare the two);
 * ``startup``: ``asl-terrain los`` and ``move`` on the demo map, whole process, wall (goal < 0.15 s);
 * ``layout``: ``los`` / ``reach --unit vehicle`` / ``viewshed`` on a 3-board imported layout, whole
   process (goals 0.3 / 0.4 / 0.5 s);
@@ -168,7 +170,7 @@ else:  # the batch path (los-table's, vasl-check's): it reads and keeps the deri
     fast = getattr(L, "los_pairs", None)
     pairs = fast(m, locs) if fast is not None else L.los_verdicts(m, ((a, b) for a in locs for b in locs))
     n = sum(1 for _ in pairs)
-fig = {{"pairs": n, "seconds": time.process_time() - t, "hexes": len(locs)}}
+fig = {{"pairs": n, "seconds": time.process_time() - t, "hexes": len(locs), "compiled": L._kernel is not None}}
 """
 
 
@@ -188,7 +190,8 @@ def bench_boards(vd: Path, tmp: Path, env: dict[str, str], quick: bool) -> None:
             rate = fig["pairs"] / fig["seconds"]
             vr = VASL_RATE.get(b)
             ratio = f"; {rate / vr:.1f}x VASL's {vr:,}" if vr else ""
-            row(f"all {int(fig['pairs']):,} ordered pairs of {b}, fresh process ({which})",
+            walk = "compiled walk" if fig["compiled"] else "pure Python walk"
+            row(f"all {int(fig['pairs']):,} ordered pairs of {b}, fresh process ({which}, {walk})",
                 f"{fig['seconds']:.2f} s ({rate:,.0f} pairs/s{ratio}; {fig['peak_mb']:.0f} MB)",
                 f"10x VASL: {10 * vr:,} pairs/s" if vr else "10x VASL")
 
