@@ -258,6 +258,15 @@ static PyObject *item(PyObject *list, long idx) {
 
 static PyObject *pyint(long v) { return PyLong_FromLong(v); }
 
+/* wall_hex[idx]: whether a wall, hedge, bocage or rowhouse wall is on a hexside of hex idx (1, 0, or -1). */
+static int wall_near(PyObject *walls, long idx) {
+    PyObject *w = item(walls, idx);
+    if (w == NULL) return -1;
+    int yes = PyObject_IsTrue(w);
+    Py_DECREF(w);
+    return yes;
+}
+
 /* los._walk's quick test: 1 when the record can meet something at this LOS's levels, 0 when it cannot. */
 static int meets(PyObject *rec, long floor, long slo, long shi) {
     PyObject *q = PyObject_GetAttr(rec, s_quick);
@@ -517,10 +526,7 @@ static PyObject *walk(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
                 if (rec == NULL) goto out;
             }
         } else if (c->kind == CROSS) {
-            PyObject *w = item(walls, idx);
-            if (w == NULL) goto out;
-            int yes = PyObject_IsTrue(w);
-            Py_DECREF(w);
+            int yes = wall_near(walls, idx);
             if (yes < 0) goto out;
             if (yes) {
                 PyObject *b = wall_rules(env, E_CROSSED, L, idx, base + c->off2, PyTuple_GET_ITEM(ct, 1));
@@ -531,10 +537,7 @@ static PyObject *walk(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
             continue;
         } else if (c->kind == ALONG) {
             long hb = base + c->off2;
-            PyObject *w = item(walls, idx);
-            if (w == NULL) goto out;
-            int yes = PyObject_IsTrue(w);
-            Py_DECREF(w);
+            int yes = wall_near(walls, idx);
             if (yes < 0) goto out;
             if (yes) {
                 PyObject *b = wall_rules(env, E_RUN_ALONG, L, idx, hb, PyTuple_GET_ITEM(ct, 1));
@@ -564,14 +567,8 @@ static PyObject *walk(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
             Py_DECREF(r);
             if (rec == NULL) goto out;
         } else if (c->kind == VERTEX) {
-            int yes = vertex_any;
-            if (!yes) {
-                PyObject *w = item(walls, idx);
-                if (w == NULL) goto out;
-                yes = PyObject_IsTrue(w);
-                Py_DECREF(w);
-                if (yes < 0) goto out;
-            }
+            int yes = vertex_any ? 1 : wall_near(walls, idx);
+            if (yes < 0) goto out;
             if (yes) {
                 PyObject *b = PyObject_CallFunctionObjArgs(PyTuple_GET_ITEM(env, E_VERTEX_BLOCK),
                                                            PyTuple_GET_ITEM(env, E_VERTEX_RULES), L, ct, args[3], NULL);
