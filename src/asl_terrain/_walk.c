@@ -40,7 +40,7 @@ typedef struct {
     int computed;   /* the offsets worked out as ArtworkRaster.sample does, from the pixels' difference */
     long long dx, dy, height, flat;
     Py_ssize_t n;
-    PyObject *sets; /* borrowed: the raster keeps it */
+    PyObject *sets; /* the raster's stretch table (held: warm() may give the raster a new one meanwhile) */
     PyObject *sample; /* the ThreadSample, or the raster, kept while the walk reads the buffers */
     PyObject *raster; /* the raster whose stretch table sets is */
 } pixels;
@@ -50,6 +50,7 @@ typedef struct {
 static int pixels_take(pixels *px, PyObject *ids, PyObject *offs, Py_ssize_t n, PyObject *sets) {
     if (!PyDict_CheckExact(sets)) return 0;
     px->n = n;
+    Py_INCREF(sets);
     px->sets = sets;
     if (PyObject_GetBuffer(ids, &px->ids, PyBUF_C_CONTIGUOUS) < 0) return -1;
     if (PyObject_GetBuffer(offs, &px->offs, PyBUF_C_CONTIGUOUS) < 0) {
@@ -105,6 +106,7 @@ static int pixels_kept(pixels *px, PyObject *reader) {
     long long ddx = PyLong_AsLongLongAndOverflow(dx, &overflow), ddy = PyLong_AsLongLongAndOverflow(dy, &overflow);
     Py_DECREF(dx);
     Py_DECREF(dy);
+    if (PyErr_Occurred()) goto done;
     PyObject *height = PyObject_GetAttr(raster, s_height), *flat = height ? PyObject_GetAttr(raster, s_flat) : NULL;
     long long h = height ? PyLong_AsLongLong(height) : -1;
     Py_ssize_t nflat = flat ? PyObject_Length(flat) : -1;
@@ -129,6 +131,7 @@ static int pixels_kept(pixels *px, PyObject *reader) {
     px->height = h;
     px->flat = nflat;
     px->n = (Py_ssize_t)n;
+    Py_INCREF(sets);
     px->sets = sets;
     px->ready = 1;
     px->sample = raster;  /* keeps the raster, and with it ids and sets, while the walk reads them */
@@ -181,6 +184,7 @@ static void pixels_close(pixels *px) {
     }
     Py_XDECREF(px->sample);
     Py_XDECREF(px->raster);
+    Py_XDECREF(px->sets);
 }
 
 /* a // b as Python (and numpy's floor_divide) has it: rounded down, b > 0 */
@@ -194,6 +198,7 @@ static long long floordiv(long long a, long long b) {
    the sample (the Python reader reads it), NULL with an error set on an error. */
 static PyObject *stretch(pixels *px, double t0, double t1) {
     Py_ssize_t n = px->n;
+    if (!isfinite(t0) || !isfinite(t1) || t0 < -1 || t1 > 2) return NULL; /* the Python reader's */
     double fa = ceil(t0 * (double)n - 1e-9) + 1, fb = floor(t1 * (double)n + 1e-9) - 1;
     Py_ssize_t a, b;
     if (fb < fa) {
@@ -217,24 +222,23 @@ static PyObject *stretch(pixels *px, double t0, double t1) {
         const Py_ssize_t *offs = (const Py_ssize_t *)px->offs.buf;
         for (Py_ssize_t i = 0; i < k; i++) at[i] = offs[a + i];
     }
-    unsigned char buf[2 * MAX_STRETCH];
+    union { unsigned char b[MAX_STRETCH]; unsigned short s[MAX_STRETCH]; } buf;
     if (px->ids.itemsize == 1) {
         const unsigned char *ids = (const unsigned char *)px->ids.buf;
         for (Py_ssize_t i = 0; i < k; i++) {
             Py_ssize_t o = at[i];
             if (o < 0 || o >= count) return NULL;
-            buf[i] = ids[o];
+            buf.b[i] = ids[o];
         }
     } else {
         const unsigned short *ids = (const unsigned short *)px->ids.buf;
-        unsigned short *out = (unsigned short *)buf;
         for (Py_ssize_t i = 0; i < k; i++) {
             Py_ssize_t o = at[i];
             if (o < 0 || o >= count) return NULL;
-            out[i] = ids[o];
+            buf.s[i] = ids[o];
         }
     }
-    PyObject *key = PyBytes_FromStringAndSize((const char *)buf, k * px->ids.itemsize);
+    PyObject *key = PyBytes_FromStringAndSize((const char *)&buf, k * px->ids.itemsize);
     if (key == NULL) return NULL;
     PyObject *got = PyDict_GetItemWithError(px->sets, key);
     if (got != NULL) {
@@ -432,6 +436,7 @@ static PyObject *artwork_interior(PyObject *reader, pixels *px, PyObject **dep, 
     }
     if (rec != Py_None) { Py_DECREF(key); return rec; }
     Py_DECREF(rec);
+    rec = NULL;
     /* drawn by more than one code: the codes of the stretch tell */
     if (px->ready == 0 && pixels_open(px, reader) < 0) { Py_DECREF(key); return NULL; }
     PyObject *codes = px->ready > 0 ? stretch(px, c->t0, c->t1) : NULL;
@@ -487,7 +492,7 @@ static PyObject *walk(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
     long base = as_long(args[3], &err), ia = as_long(args[4], &err), ib = as_long(args[5], &err);
     long lo = as_long(PyTuple_GET_ITEM(L, 6), &err), slo = as_long(PyTuple_GET_ITEM(L, 8), &err);
     long shi = as_long(PyTuple_GET_ITEM(L, 9), &err);
-    int vertex_any = PyObject_IsTrue(PyTuple_GET_ITEM(env, E_VERTEX_ANY));
+    int vertex_any = err ? -1 : PyObject_IsTrue(PyTuple_GET_ITEM(env, E_VERTEX_ANY));
     long floor_ = slo < lo ? slo : lo;
     PyObject *walls = PyTuple_GET_ITEM(env, E_WALL_HEX);
     PyObject *result = NULL, *depiction = NULL;
@@ -502,6 +507,10 @@ static PyObject *walk(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
     for (Py_ssize_t n = 0; n < count; n++) {
         const contact *c = &cs[n];
         PyObject *ct = PyTuple_GET_ITEM(contacts, n), *rec = NULL;
+        if (!PyTuple_CheckExact(ct) || PyTuple_GET_SIZE(ct) < 4) {
+            PyErr_SetString(PyExc_TypeError, "walk: a contact is a tuple (kind, t0, t1, hex, ...)");
+            goto out;
+        }
         long idx = base + c->off;
         if (c->kind == SPAN) {
             if (idx == ia || idx == ib) continue;
