@@ -707,9 +707,7 @@ class _ArtworkThread:
         return self.dep.begin(p, q, shift)
 
     def _codes(self, t0: float, t1: float) -> frozenset[int]:
-        if self.sample is None:
-            self.sample = self.dep.raster.sample(self.p, self.q, self.shift)
-        return self.sample.between(t0, t1)  # type: ignore[no-any-return]
+        return self.sampled().between(t0, t1)  # type: ignore[no-any-return]
 
     def sampled(self) -> Any:
         """The thread's :class:`~asl_terrain.vasl.artwork.ThreadSample`, read when first asked for."""
@@ -2978,15 +2976,10 @@ def los_verdicts(m: Map, pairs: Iterable[tuple[Location, Location]], *, chart: C
     tab = _resolve(m, chart, conditions)
     tab.warm()
     end = tab.end
-    stride, c0, r0 = tab.stride, tab.c0, tab.r0
+    cube = tab._cube  # kept per end: the range is then three subtractions
     # a shape compiled at its first sight: a batch's shapes come back (a board's about 45 times each), except
     # on a very big map, whose long threads a walk mostly leaves at their first block
     first = not tab.sparse
-
-    def cube(i: int) -> tuple[int, int]:  # as _Tables.dist, kept per end: the range is then three subtractions
-        c, r = divmod(i, stride)
-        c += c0
-        return c, r + r0 - ((c - (c & 1)) >> 1)
 
     last_a: Location | None = None
     A: _End | None = None
